@@ -1,0 +1,29 @@
+/*
+ * orcu/debug.h - validation hooks for orcu-torture and the tests.  Not for
+ * production use: they widen race windows or deliberately break the
+ * grace-period guarantee so the validation tools can prove they catch it.
+ */
+#ifndef ORCU_DEBUG_H
+#define ORCU_DEBUG_H
+
+#include <orcu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Random delays of up to max_us microseconds at GP start/end, in the
+ * leader's sleep path, in the barrier and in the enqueue path; 0 disables. */
+ORCU_API void orcu_debug_set_delays(unsigned int max_us);
+
+/* 1: grace periods end without waiting for readers (the "busted" flavor
+ * that orcu-torture must report as FAILURE).  0: correct again. */
+ORCU_API void orcu_debug_set_busted(int busted);
+
+/* Count of library threads named orcu-* alive in this process right now. */
+ORCU_API int orcu_debug_thread_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

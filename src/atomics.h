@@ -1,0 +1,49 @@
+/*
+ * atomics.h - the memory-order vocabulary of orcu over <stdatomic.h>.
+ * Every atomic access in the engine goes through these names so the order
+ * is in the name (mimalloc style).  Owns nothing; used by every module.
+ */
+#ifndef ORCU_ATOMICS_H
+#define ORCU_ATOMICS_H
+
+#include <stdatomic.h>
+
+#define orcu__load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
+#define orcu__load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
+#define orcu__load_seq_cst(p) atomic_load_explicit((p), memory_order_seq_cst)
+#define orcu__store_relaxed(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
+#define orcu__store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
+#define orcu__store_seq_cst(p, v) atomic_store_explicit((p), (v), memory_order_seq_cst)
+#define orcu__xchg_seq_cst(p, v) atomic_exchange_explicit((p), (v), memory_order_seq_cst)
+#define orcu__xchg_acq_rel(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
+#define orcu__xchg_acquire(p, v) atomic_exchange_explicit((p), (v), memory_order_acquire)
+#define orcu__fetch_add_relaxed(p, v) atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
+#define orcu__fetch_add_release(p, v) atomic_fetch_add_explicit((p), (v), memory_order_release)
+#define orcu__fetch_add_acq_rel(p, v) atomic_fetch_add_explicit((p), (v), memory_order_acq_rel)
+#define orcu__fetch_add_seq_cst(p, v) atomic_fetch_add_explicit((p), (v), memory_order_seq_cst)
+#define orcu__fetch_sub_relaxed(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_relaxed)
+#define orcu__fetch_sub_release(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_release)
+#define orcu__fetch_sub_acq_rel(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel)
+#define orcu__cas_acq_rel(p, expp, v) \
+	atomic_compare_exchange_strong_explicit((p), (expp), (v), \
+		memory_order_acq_rel, memory_order_acquire)
+#define orcu__cas_relaxed(p, expp, v) \
+	atomic_compare_exchange_strong_explicit((p), (expp), (v), \
+		memory_order_relaxed, memory_order_relaxed)
+#define orcu__fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
+#define orcu__fence_acquire() atomic_thread_fence(memory_order_acquire)
+#define orcu__fence_release() atomic_thread_fence(memory_order_release)
+#define orcu__compiler_barrier() atomic_signal_fence(memory_order_seq_cst)
+
+static inline void orcu__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * barrier.c - orcu_barrier() and orcu_drain(): wait until every callback
+ * posted before the call has been invoked.  Calls call.c to move
+ * callbacks, nocb.c to wake leaders, cpu.c to pick an adopting slot.
+ *
+ * Why it is right.  A slot's callbacks are invoked in posting order (one
+ * invoker at a time, FIFO list), so one marker entrained behind a slot's
+ * last callback is invoked after all of them.  A slot whose n_pending is 0
+ * has invoked everything posted to it: invokers decrement with release
+ * after the callbacks ran, and we read it with acquire.  Such slots cost a
+ * load, nothing more.
+ *
+ * Never-onlined slots (seed 002).  A slot that never came online has no
+ * threads, so a marker posted there would never run: the 2014 kernel hung
+ * here.  A never-onlined slot without callbacks is skipped; one *with*
+ * callbacks (posted by a thread bound to it, or before it came online) is
+ * reported once and its callbacks are adopted by an online slot, where the
+ * marker then covers them.  Adoption runs under orcu__g.lock, so the slot
+ * cannot come online (and grow threads) halfway through.
+ *
+ * Piggybacking.  barrier_seq counts like gp_seq (odd while a barrier
+ * runs).  A caller needs a barrier that *starts* after it arrived:
+ * orcu__seq_snap(barrier_seq).  Concurrent callers share that one barrier.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+
+#include <errno.h>
+
+static pthread_mutex_t barrier_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic unsigned long barrier_seq;
+static _Atomic long barrier_count;
+static _Atomic uint32_t barrier_futex;
+
+static void barrier_finish(void)
+{
+	unsigned long s = orcu__load_relaxed(&barrier_seq);
+
+	/* Release pairs with the acquire in orcu__barrier_timed(). */
+	orcu__store_seq_cst(&barrier_seq, orcu__seq_end(s));
+	orcu__fetch_add_seq_cst(&barrier_futex, 1);
+	orcu__futex_wake(&barrier_futex, 1 << 30);
+}
+
+void orcu__barrier_cb(struct orcu_head *h)
+{
+	(void)h;
+	if (orcu__fetch_sub_acq_rel(&barrier_count, 1) == 1)
+		barrier_finish();
+}
+
+/* Seed 002: callbacks on a slot that has no threads move to one that has. */
+static void adopt_orphans(void)
+{
+	pthread_mutex_lock(&orcu__g.lock);
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i], *to;
+		struct orcu_head *first, *last;
+		long n;
+
+		if (!orcu__load_acquire(&s->n_pending) ||
+		    orcu__load_acquire(&s->attached))
+			continue;
+		to = orcu__pick_online_slot(i);
+		if (!to)
+			break;
+		pthread_mutex_lock(&s->invoke_lock);
+		pthread_mutex_lock(&s->cb_lock);
+		n = orcu__slot_take_all_locked(s, &first, &last);
+		pthread_mutex_unlock(&s->cb_lock);
+		if (n && !atomic_exchange_explicit(&s->adopted_reported, 1, memory_order_relaxed)) {
+			orcu__warn("orcu_barrier: never-onlined CPU %d has %ld callback(s) (first %p); adopting them onto CPU %d",
+				   i, n, (void *)(uintptr_t)first->func, to->cpu);
+		}
+		if (n) {
+			orcu__slot_adopt(to, first, last, n);
+			orcu__fetch_sub_release(&s->n_pending, n);
+		}
+		pthread_mutex_unlock(&s->invoke_lock);
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+static void barrier_start(void)
+{
+	orcu__store_seq_cst(&barrier_seq, orcu__seq_start(orcu__load_relaxed(&barrier_seq)));
+	orcu__store_relaxed(&barrier_count, 1);
+	orcu__count(barriers_run, 1);
+	adopt_orphans();
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		/* Acquire pairs with the release in note_invoked(). */
+		if (!orcu__load_acquire(&s->n_pending))
+			continue;
+		pthread_mutex_lock(&s->cb_lock);
+		orcu__slot_splice_new_locked(s, true);
+		orcu__fetch_add_relaxed(&barrier_count, 1);
+		orcu__cblist_entrain(&s->cbl, &s->barrier_head);
+		pthread_mutex_unlock(&s->cb_lock);
+		orcu__nocb_wake_leader(s->leader, true);
+	}
+	orcu__delay(ORCU__DELAY_BARRIER);
+	if (orcu__fetch_sub_acq_rel(&barrier_count, 1) == 1)
+		barrier_finish();
+}
+
+int orcu__barrier_timed(int64_t deadline_ns)
+{
+	unsigned long snap, s;
+
+	orcu__ensure_started();
+	orcu__count(barriers, 1);
+	snap = orcu__seq_snap(orcu__load_seq_cst(&barrier_seq));
+	for (;;) {
+		uint32_t v;
+
+		if (orcu__seq_done(orcu__load_acquire(&barrier_seq), snap))
+			return 0;
+		pthread_mutex_lock(&barrier_lock);
+		s = orcu__load_acquire(&barrier_seq);
+		if (!orcu__seq_in_progress(s) && !orcu__seq_done(s, snap))
+			barrier_start();
+		pthread_mutex_unlock(&barrier_lock);
+		for (;;) {
+			int64_t left = -1;
+
+			v = orcu__load_seq_cst(&barrier_futex);
+			s = orcu__load_acquire(&barrier_seq);
+			if (!orcu__seq_in_progress(s) || orcu__seq_done(s, snap))
+				break;
+			if (deadline_ns >= 0) {
+				left = deadline_ns - (int64_t)orcu__now_ns();
+				if (left <= 0)
+					return -ETIMEDOUT;
+			}
+			orcu__futex_wait(&barrier_futex, v, left);
+		}
+	}
+}
+
+void orcu_barrier(void)
+{
+	bool was_online;
+
+	orcu__gp_check_caller("orcu_barrier");
+	was_online = orcu__qsbr_offline_for_wait();
+	orcu__barrier_timed(-1);
+	if (was_online)
+		orcu_thread_online();
+}
+
+static long total_pending(void)
+{
+	long n = 0;
+
+	for (int i = 0; i < orcu__g.nr_possible; i++)
+		n += orcu__load_acquire(&orcu__g.slots[i].n_pending);
+	return n;
+}
+
+int orcu_drain(long timeout_ms)
+{
+	int64_t deadline = -1;
+	int ret;
+	bool was_online;
+
+	orcu__gp_check_caller("orcu_drain");
+	if (timeout_ms >= 0)
+		deadline = (int64_t)orcu__now_ns() + (int64_t)timeout_ms * 1000000;
+	was_online = orcu__qsbr_offline_for_wait();
+	for (;;) {
+		ret = orcu__barrier_timed(deadline);
+		if (ret < 0 || total_pending() == 0)
+			break;
+		if (deadline >= 0 && (int64_t)orcu__now_ns() >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	if (was_online)
+		orcu_thread_online();
+	return ret;
+}

@@ -1,0 +1,319 @@
+/*
+ * call.c - orcu_call() and orcu_call_lazy(): enqueue on the caller's slot,
+ * flood control (hurry past ORCU_QHIMARK, poster waits past ORCU_QMAX),
+ * lazy holding, the double-post check, and callback invocation (by
+ * followers, leaders in flat mode, and application threads on inline
+ * slots).  Calls cpu.c for the slot, nocb.c to wake a leader, gp.c for
+ * hurried GPs.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+
+#include <search.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Double-post check: a set of pending heads.  Always on in ORCU_DEBUG
+ * builds; elsewhere with ORCU_CHECK_CALLS=1 (it costs a lock per call). */
+
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *pending_set;
+static int check_calls = -1;
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	return (a > b) - (a < b);
+}
+
+static bool check_calls_enabled(void)
+{
+	if (orcu__unlikely(check_calls < 0)) {
+#ifdef ORCU_DEBUG
+		check_calls = 1;
+#else
+		const char *e = getenv("ORCU_CHECK_CALLS");
+
+		check_calls = e && *e && strcmp(e, "0") != 0;
+#endif
+	}
+	return check_calls;
+}
+
+static void double_call_check(struct orcu_head *h, const char *call)
+{
+	void **found;
+
+	pthread_mutex_lock(&pending_lock);
+	found = tfind(h, &pending_set, cmp_ptr);
+	if (found) {
+		pthread_mutex_unlock(&pending_lock);
+		fprintf(stderr, "orcu: %s: head %p posted twice while still pending (callback %p)\n",
+			call, (void *)h, (void *)(uintptr_t)h->func);
+		abort();
+	}
+	tsearch(h, &pending_set, cmp_ptr);
+	pthread_mutex_unlock(&pending_lock);
+}
+
+void orcu__double_call_forget(struct orcu_head *h)
+{
+	if (check_calls <= 0)
+		return;
+	pthread_mutex_lock(&pending_lock);
+	tdelete(h, &pending_set, cmp_ptr);
+	pthread_mutex_unlock(&pending_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Invocation */
+
+static void note_invoked(struct orcu__slot *s, long n)
+{
+	long left;
+
+	if (!n)
+		return;
+	orcu__fetch_add_relaxed(&s->n_invoked, (uint64_t)n);
+	/* Release: the callbacks' effects are visible to a barrier that
+	 * reads n_pending == 0 with acquire (barrier.c). */
+	left = orcu__fetch_sub_release(&s->n_pending, n) - n;
+	if (orcu__load_relaxed(&s->hurry) && left < orcu__g.qlowmark)
+		orcu__store_relaxed(&s->hurry, 0);
+	if (left < orcu__g.qhimark) {
+		orcu__fetch_add_seq_cst(&s->drain_futex, 1);
+		if (orcu__load_seq_cst(&s->drain_waiters))
+			orcu__futex_wake(&s->drain_futex, 1 << 30);
+	}
+}
+
+/* Invoke a NULL-terminated chain, in order.  Caller holds s->invoke_lock. */
+void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, long n,
+			bool is_inline)
+{
+	struct orcu__reader *r = &orcu__reader;
+	long user = 0, since = 0;
+
+	(void)n;
+	r->in_callback++;
+	while (chain) {
+		struct orcu_head *h = chain;
+
+		chain = h->next;
+		s->invoking = chain;
+		if (h->func == orcu__barrier_cb) {
+			h->func(h);
+			continue;
+		}
+		if (check_calls > 0)
+			orcu__double_call_forget(h);
+		h->func(h);
+		user++;
+		/* Let waiting posters in without waiting for a huge batch. */
+		if (++since == 256) {
+			note_invoked(s, since);
+			since = 0;
+		}
+	}
+	s->invoking = NULL;
+	r->in_callback--;
+	note_invoked(s, since);
+	if (is_inline)
+		orcu__fetch_add_relaxed(&s->n_inline, (uint64_t)user);
+}
+
+/* Inline slots: an application thread at a quiescent point runs a batch. */
+void orcu__inline_poll(void)
+{
+	struct orcu__slot *s;
+	struct orcu_head *chain;
+	long n;
+
+	if (!orcu__load_acquire(&orcu__g.started))
+		return;
+	s = orcu__current_slot();
+	if (orcu__likely(!orcu__load_relaxed(&s->inline_ready)))
+		return;
+	if (orcu__reader.in_callback ||
+	    (orcu__load_relaxed(&orcu__reader.ctr) & ORCU__NEST_MASK))
+		return;
+	if (pthread_mutex_trylock(&s->invoke_lock))
+		return;
+	pthread_mutex_lock(&s->cb_lock);
+	n = orcu__cblist_extract_done(&s->cbl, &chain, orcu__g.inline_batch);
+	if (orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
+		orcu__store_relaxed(&s->inline_ready, 0);
+	pthread_mutex_unlock(&s->cb_lock);
+	orcu__invoke_chain(s, chain, n, true);
+	pthread_mutex_unlock(&s->invoke_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Enqueue */
+
+/* Past ORCU_QMAX the poster waits until its slot is under the high mark,
+ * unless it must not block (read side, callback, library thread). */
+static void flood_wait(struct orcu__slot *s)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	bool qsbr_online;
+
+	if (r->in_callback || orcu__tls.library_thread ||
+	    (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)) {
+		orcu__count(poster_overruns, 1);
+		return;
+	}
+	orcu__count(poster_waits, 1);
+	/* An online qsbr poster would hold the GPs that drain its slot. */
+	qsbr_online = r->kind == ORCU__KIND_QSBR && orcu__load_relaxed(&r->qs_seq);
+	if (qsbr_online)
+		orcu_thread_offline();
+	orcu__fetch_add_seq_cst(&s->drain_waiters, 1);
+	for (;;) {
+		uint32_t v = orcu__load_seq_cst(&s->drain_futex);
+
+		if (orcu__load_seq_cst(&s->n_pending) < orcu__g.qhimark)
+			break;
+		orcu__nocb_wake_leader(s->leader, true);
+		orcu__futex_wait(&s->drain_futex, v, 10 * 1000000);
+	}
+	orcu__fetch_sub_relaxed(&s->drain_waiters, 1);
+	if (qsbr_online)
+		orcu_thread_online();
+}
+
+static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
+		    bool lazy, const char *call)
+{
+	struct orcu__slot *s;
+	long pend;
+
+	if (orcu__unlikely(!h || !func))
+		orcu__misuse(call, !h ? "NULL head" : "NULL callback function");
+	orcu__ensure_started();
+	if (orcu__unlikely(check_calls_enabled()))
+		double_call_check(h, call);
+	s = orcu__current_slot();
+	h->func = func;
+	orcu__delay(ORCU__DELAY_ENQUEUE);
+	/* Counted before it is visible, so an invoker never sees it negative. */
+	pend = orcu__fetch_add_relaxed(&s->n_pending, 1) + 1;
+	if (orcu__unlikely(pend > orcu__load_relaxed(&s->peak_pending)))
+		orcu__store_relaxed(&s->peak_pending, pend);
+	if (lazy) {
+		long nl = orcu__fetch_add_relaxed(&s->n_lazy, 1);
+
+		orcu__count(callbacks_lazy, 1);
+		if (nl == 0)
+			orcu__store_relaxed(&s->lazy_first_ns, orcu__now_ns());
+		orcu__mpsc_push(&s->lazyq, h);
+		/* Only the first lazy callback wakes the leader, to arm its timer. */
+		if (nl == 0 || nl + 1 >= orcu__g.lazy_max)
+			orcu__nocb_wake_leader(s->leader, nl != 0);
+	} else {
+		orcu__mpsc_push(&s->newq, h);
+		orcu__nocb_wake_leader(s->leader, false);
+	}
+	if (orcu__unlikely(pend > orcu__g.qhimark)) {
+		if (!orcu__load_relaxed(&s->hurry)) {
+			orcu__store_relaxed(&s->hurry, 1);
+			orcu__count(qhimark_crossings, 1);
+			orcu__nocb_wake_leader(s->leader, true);
+		}
+		if (pend > orcu__g.qmax)
+			flood_wait(s);
+	}
+	if (orcu__unlikely(!orcu__load_relaxed(&s->offloaded)))
+		orcu__inline_poll();
+}
+
+void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *))
+{
+	do_call(head, func, false, "orcu_call");
+}
+
+void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *))
+{
+	do_call(head, func, true, "orcu_call_lazy");
+}
+
+/* ------------------------------------------------------------------ */
+/* Slot-level moves used by the leader, the barrier and hotplug. */
+
+/* Move what was posted (and, with take_lazy, what is held lazily) into the
+ * segmented list.  Caller holds s->cb_lock.  Returns how many moved. */
+long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
+{
+	struct orcu_head *first, *last;
+	long n, total = 0;
+
+	ORCU__ASSERT_HELD(&s->cb_lock);
+	if (take_lazy && orcu__load_relaxed(&s->n_lazy)) {
+		n = orcu__mpsc_take(&s->lazyq, &first, &last);
+		if (n) {
+			orcu__cblist_enqueue_chain(&s->cbl, first, last, n);
+			orcu__fetch_sub_relaxed(&s->n_lazy, n);
+			total += n;
+		}
+	}
+	n = orcu__mpsc_take(&s->newq, &first, &last);
+	if (n) {
+		orcu__cblist_enqueue_chain(&s->cbl, first, last, n);
+		total += n;
+	}
+	return total;
+}
+
+/* Everything not yet being invoked, as one chain.  Caller holds cb_lock. */
+long orcu__slot_take_all_locked(struct orcu__slot *s, struct orcu_head **first,
+				struct orcu_head **last)
+{
+	struct orcu_head *h;
+	long n;
+
+	orcu__slot_splice_new_locked(s, true);
+	n = orcu__cblist_take_all(&s->cbl, first);
+	*last = NULL;
+	for (h = *first; h; h = h->next)
+		*last = h;
+	orcu__store_relaxed(&s->inline_ready, 0);
+	return n;
+}
+
+/* Queue a chain taken from another slot; n_pending moves with it. */
+void orcu__slot_adopt(struct orcu__slot *to, struct orcu_head *first,
+		      struct orcu_head *last, long n)
+{
+	if (!n)
+		return;
+	orcu__fetch_add_relaxed(&to->n_pending, n);
+	pthread_mutex_lock(&to->cb_lock);
+	last->next = NULL;
+	orcu__cblist_enqueue_chain(&to->cbl, first, last, n);
+	pthread_mutex_unlock(&to->cb_lock);
+	orcu__count(adopted, (uint64_t)n);
+	orcu__nocb_wake_leader(to->leader, true);
+}
+
+void orcu__flush_lazy_all(void)
+{
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (!orcu__load_relaxed(&s->n_lazy))
+			continue;
+		pthread_mutex_lock(&s->cb_lock);
+		orcu__slot_splice_new_locked(s, true);
+		pthread_mutex_unlock(&s->cb_lock);
+		orcu__count(lazy_flushes, 1);
+		orcu__nocb_wake_leader(s->leader, true);
+	}
+}
+
+void orcu_reclaim_lazy(void)
+{
+	if (orcu__load_acquire(&orcu__g.started))
+		orcu__flush_lazy_all();
+}

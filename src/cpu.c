@@ -1,0 +1,246 @@
+/*
+ * cpu.c - the CPU model: possible slots, online and offloaded sets, the
+ * virtual topology, which slot the calling thread posts to, hotplug
+ * (orcu_cpu_online/offline) and run-time (de)offloading.  Calls nocb.c to
+ * spawn a slot's threads and call.c to move callbacks between slots.
+ *
+ * Threads exist only for online slots: a slot's follower (and its group's
+ * leader, if the group had none) is spawned when the slot first comes
+ * online, never for a slot that is merely possible.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+#include "cpulist.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+void orcu__slot_init(struct orcu__slot *s, int cpu)
+{
+	memset(s, 0, sizeof(*s));
+	s->cpu = cpu;
+	orcu__mpsc_init(&s->newq);
+	orcu__mpsc_init(&s->lazyq);
+	pthread_mutex_init(&s->cb_lock, NULL);
+	pthread_mutex_init(&s->invoke_lock, NULL);
+	orcu__cblist_init(&s->cbl);
+	s->barrier_head.func = orcu__barrier_cb;
+}
+
+int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *nocbs)
+{
+	struct orcu__slot *slots;
+	struct orcu__leader *leaders;
+	int stride = orcu__g.stride, ngroups = orcu__g.nr_groups;
+
+	slots = aligned_alloc(ORCU__CACHELINE, sizeof(*slots) * (size_t)nr_possible);
+	leaders = aligned_alloc(ORCU__CACHELINE, sizeof(*leaders) * (size_t)ngroups);
+	if (!slots || !leaders) {
+		free(slots);
+		free(leaders);
+		return -ENOMEM;
+	}
+	memset(leaders, 0, sizeof(*leaders) * (size_t)ngroups);
+	for (int g = 0; g < ngroups; g++) {
+		leaders[g].first = g * stride;
+		leaders[g].nslots = nr_possible - g * stride < stride ?
+				    nr_possible - g * stride : stride;
+	}
+	for (int i = 0; i < nr_possible; i++) {
+		orcu__slot_init(&slots[i], i);
+		slots[i].leader = &leaders[i / stride];
+		if (orcu__bit_test(online, i)) {
+			slots[i].online = 1;
+			slots[i].ever_online = 1;
+		}
+		slots[i].offloaded = orcu__bit_test(nocbs, i);
+	}
+	orcu__g.slots = slots;
+	orcu__g.leaders = leaders;
+	return 0;
+}
+
+void orcu__cpu_start_online_slots(void)
+{
+	ORCU__ASSERT_HELD(&orcu__g.lock);
+	for (int i = 0; i < orcu__g.nr_possible; i++)
+		if (orcu__load_relaxed(&orcu__g.slots[i].online))
+			orcu__nocb_spawn_slot(&orcu__g.slots[i]);
+}
+
+void orcu__set_housekeeping_affinity(void)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (!orcu__g.housekeeping)
+		return;
+	CPU_ZERO(&set);
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (orcu__bit_test(orcu__g.housekeeping, i)) {
+			CPU_SET(i, &set);
+			n++;
+		}
+	if (n && sched_setaffinity(0, sizeof(set), &set) < 0)
+		orcu__warn("ORCU_HOUSEKEEPING: cannot move a library thread there: %s",
+			   strerror(errno));
+}
+
+/* A slot seen for the first time with a thread running on it comes online. */
+static void mark_seen(struct orcu__slot *s)
+{
+	pthread_mutex_lock(&orcu__g.lock);
+	if (!orcu__load_relaxed(&s->ever_online)) {
+		orcu__store_release(&s->ever_online, 1);
+		orcu__store_release(&s->online, 1);
+		if (orcu__load_relaxed(&orcu__g.started))
+			orcu__nocb_spawn_slot(s);
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+struct orcu__slot *orcu__current_slot(void)
+{
+	struct orcu__slot *s;
+	int cpu;
+
+	if (orcu__tls.library_slot >= 0)
+		return &orcu__g.slots[orcu__tls.library_slot];
+	if (orcu__tls.bound_cpu >= 0)
+		return &orcu__g.slots[orcu__tls.bound_cpu];
+	cpu = sched_getcpu();
+	if (cpu < 0)
+		cpu = 0;
+	s = &orcu__g.slots[cpu % orcu__g.nr_possible];
+	if (orcu__unlikely(!orcu__load_relaxed(&s->ever_online)))
+		mark_seen(s);
+	return s;
+}
+
+int orcu_current_cpu(void)
+{
+	orcu__ensure_init();
+	return orcu__current_slot()->cpu;
+}
+
+static int check_cpu(const char *call, int cpu)
+{
+	orcu__ensure_init();
+	if (cpu < 0 || cpu >= orcu__g.nr_possible) {
+		orcu__warn("%s: CPU %d is not a possible CPU (0..%d)", call, cpu,
+			   orcu__g.nr_possible - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int orcu_thread_bind_cpu(int cpu)
+{
+	if (cpu == -1) {
+		orcu__tls.bound_cpu = -1;
+		return 0;
+	}
+	if (check_cpu("orcu_thread_bind_cpu", cpu) < 0)
+		return -EINVAL;
+	orcu__tls.bound_cpu = cpu;
+	return 0;
+}
+
+struct orcu__slot *orcu__pick_online_slot(int avoid)
+{
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (i != avoid && orcu__load_acquire(&s->online) &&
+		    orcu__load_acquire(&s->attached))
+			return s;
+	}
+	return NULL;
+}
+
+int orcu_cpu_online(int cpu)
+{
+	struct orcu__slot *s;
+	int ret = 0;
+
+	if (check_cpu("orcu_cpu_online", cpu) < 0)
+		return -EINVAL;
+	orcu__ensure_started();
+	s = &orcu__g.slots[cpu];
+	pthread_mutex_lock(&orcu__g.lock);
+	orcu__store_release(&s->ever_online, 1);
+	orcu__store_release(&s->online, 1);
+	ret = orcu__nocb_spawn_slot(s);
+	pthread_mutex_unlock(&orcu__g.lock);
+	return ret;
+}
+
+int orcu_cpu_offline(int cpu)
+{
+	struct orcu__slot *s, *to;
+	struct orcu_head *first, *last;
+	long n = 0;
+
+	if (check_cpu("orcu_cpu_offline", cpu) < 0)
+		return -EINVAL;
+	orcu__ensure_started();
+	s = &orcu__g.slots[cpu];
+	pthread_mutex_lock(&orcu__g.lock);
+	if (!orcu__load_relaxed(&s->online)) {
+		pthread_mutex_unlock(&orcu__g.lock);
+		return 0;
+	}
+	to = orcu__pick_online_slot(cpu);
+	if (!to) {
+		pthread_mutex_unlock(&orcu__g.lock);
+		orcu__warn("orcu_cpu_offline: CPU %d is the last online CPU", cpu);
+		return -EBUSY;
+	}
+	orcu__store_release(&s->online, 0);
+	if (!orcu__load_relaxed(&s->offloaded)) {
+		/* No application thread will come by an offline inline slot:
+		 * its callbacks move to an online one.  Offloaded slots keep
+		 * their follower, which goes on draining them. */
+		pthread_mutex_lock(&s->invoke_lock);
+		pthread_mutex_lock(&s->cb_lock);
+		n = orcu__slot_take_all_locked(s, &first, &last);
+		pthread_mutex_unlock(&s->cb_lock);
+		if (n) {
+			orcu__slot_adopt(to, first, last, n);
+			orcu__fetch_sub_release(&s->n_pending, n);
+		}
+		pthread_mutex_unlock(&s->invoke_lock);
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+	return 0;
+}
+
+static int set_offload(const char *call, int cpu, int on)
+{
+	struct orcu__slot *s;
+
+	if (check_cpu(call, cpu) < 0)
+		return -EINVAL;
+	s = &orcu__g.slots[cpu];
+	pthread_mutex_lock(&s->cb_lock);
+	orcu__store_release(&s->offloaded, on);
+	if (on)
+		orcu__store_relaxed(&s->inline_ready, 0);
+	pthread_mutex_unlock(&s->cb_lock);
+	/* The leader re-decides who invokes this slot's ready callbacks. */
+	orcu__nocb_wake_leader(s->leader, true);
+	return 0;
+}
+
+int orcu_cpu_offload(int cpu)
+{
+	return set_offload("orcu_cpu_offload", cpu, 1);
+}
+
+int orcu_cpu_deoffload(int cpu)
+{
+	return set_offload("orcu_cpu_deoffload", cpu, 0);
+}

@@ -1,0 +1,496 @@
+/*
+ * cpulist.c - strict parsers and the formatter for orcu's configuration
+ * strings (cpulists, ORCU_CPUS, numeric knobs).  Owns no state and calls
+ * only libc; init.c and the CPU model call in here.  Strict because a typo
+ * in an environment variable must be reported, never half-applied: each
+ * parser validates the whole text before it writes any output.
+ */
+#include "cpulist.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Quote at most this much of the user's text: enough to spot the typo, short enough for one line. */
+#define QUOTE_MAX 24
+#define QUOTE_BUF (QUOTE_MAX * 4 + 8)
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Copy user text for an error message, escaping anything that would break
+ * the one-line message or the quotes around it.  from_end keeps the tail,
+ * which is what "after ..." messages need when the error is at the end.
+ */
+static const char *quote(char *dst, const char *s, size_t n, bool from_end)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	size_t take = n > QUOTE_MAX ? QUOTE_MAX : n;
+
+	if (from_end && n > QUOTE_MAX) {
+		memcpy(dst, "...", 3);
+		o = 3;
+		s += n - QUOTE_MAX;
+	}
+	for (size_t i = 0; i < take; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n') {
+			dst[o++] = '\\';
+			dst[o++] = 'n';
+		} else if (c == '"' || c == '\\') {
+			dst[o++] = '\\';
+			dst[o++] = (char)c;
+		} else if (c < 0x20 || c > 0x7e) {
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		} else {
+			dst[o++] = (char)c;
+		}
+	}
+	if (!from_end && n > QUOTE_MAX) {
+		memcpy(dst + o, "...", 3);
+		o += 3;
+	}
+	dst[o] = '\0';
+	return dst;
+}
+
+/* Name the text at p; at the very end there is nothing there, so name what came before. */
+static void err_at(char *err, size_t errlen, const char *what,
+		   const char *text, const char *p, const char *end)
+{
+	char q[QUOTE_BUF];
+
+	if (p < end)
+		set_err(err, errlen, "%s at \"%s\"", what, quote(q, p, (size_t)(end - p), false));
+	else
+		set_err(err, errlen, "%s after \"%s\"", what,
+			quote(q, text, (size_t)(end - text), true));
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_ident(char c)
+{
+	return is_ident_start(c) || is_digit(c);
+}
+
+static bool slice_is(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && memcmp(s, word, n) == 0;
+}
+
+enum num_result { NUM_OK, NUM_BAD, NUM_TOO_LARGE };
+
+/* Unsigned decimal only: '+', '-', spaces and "0x" are all typos here. */
+static enum num_result scan_uint(const char **pp, const char *end, int *val)
+{
+	const char *p = *pp;
+	long long v = 0;
+
+	if (p == end || !is_digit(*p))
+		return NUM_BAD;
+	for (; p < end && is_digit(*p); p++) {
+		/* Keep consuming after overflow so the caller can quote the whole number. */
+		if (v <= INT_MAX)
+			v = v * 10 + (*p - '0');
+	}
+	*pp = p;
+	if (v > INT_MAX)
+		return NUM_TOO_LARGE;
+	*val = (int)v;
+	return NUM_OK;
+}
+
+/* Returns false after writing err; a number names its own start. */
+static bool expect_uint(const char **pp, const char *end, int *val, const char *text,
+			char *err, size_t errlen)
+{
+	const char *start = *pp;
+	char q[QUOTE_BUF];
+
+	switch (scan_uint(pp, end, val)) {
+	case NUM_OK:
+		return true;
+	case NUM_TOO_LARGE:
+		set_err(err, errlen, "CPU number too large at \"%s\"",
+			quote(q, start, (size_t)(*pp - start), false));
+		return false;
+	default:
+		err_at(err, errlen, "bad CPU number", text, start, end);
+		return false;
+	}
+}
+
+/*
+ * The one cpulist grammar behind parse and max.  With bits NULL it only
+ * validates, which is how callers get all-or-nothing without a scratch
+ * bitmap.  sizing: no possible set exists yet (cpulist_max), so CPU numbers
+ * are bounded only by int and "all" is meaningless.
+ */
+static int cpulist_scan(const char *text, size_t n, int nbits, bool sizing,
+			uint64_t *bits, int *max_out, char *err, size_t errlen)
+{
+	const char *p = text, *end;
+	int max = 0;
+	char q[QUOTE_BUF];
+
+	/* sysfs files end in one newline; anything more is a malformed value. */
+	if (n && text[n - 1] == '\n')
+		n--;
+	end = text + n;
+
+	if (n == 0 || slice_is(text, n, "none")) {
+		if (bits)
+			memset(bits, 0, ORCU__BITMAP_WORDS(nbits) * sizeof(*bits));
+		*max_out = 0;
+		return 0;
+	}
+	if (slice_is(text, n, "all")) {
+		if (sizing) {
+			set_err(err, errlen, "\"all\" names no CPU count");
+			return -EINVAL;
+		}
+		if (bits) {
+			memset(bits, 0, ORCU__BITMAP_WORDS(nbits) * sizeof(*bits));
+			for (int c = 0; c < nbits; c++)
+				orcu__bit_set(bits, c);
+		}
+		*max_out = nbits;
+		return 0;
+	}
+
+	if (bits)
+		memset(bits, 0, ORCU__BITMAP_WORDS(nbits) * sizeof(*bits));
+	for (;;) {
+		const char *entry = p;
+		int first, last, used = 1, group = 1;
+
+		if (!expect_uint(&p, end, &first, text, err, errlen))
+			return -EINVAL;
+		last = first;
+		if (p < end && *p == '-') {
+			p++;
+			if (!expect_uint(&p, end, &last, text, err, errlen))
+				return -EINVAL;
+			if (first > last) {
+				set_err(err, errlen, "reversed range at \"%s\"",
+					quote(q, entry, (size_t)(p - entry), false));
+				return -EINVAL;
+			}
+		}
+		if (p < end && *p == ':') {
+			const char *stride = p++;
+
+			if (!memchr(entry, '-', (size_t)(stride - entry))) {
+				set_err(err, errlen, "stride without a range at \"%s\"",
+					quote(q, entry, (size_t)(end - entry), false));
+				return -EINVAL;
+			}
+			/* "a-b:g" is orcu's stride; "a-b:u/g" is the kernel's used/group form. */
+			if (!expect_uint(&p, end, &group, text, err, errlen))
+				return -EINVAL;
+			if (p < end && *p == '/') {
+				p++;
+				used = group;
+				if (!expect_uint(&p, end, &group, text, err, errlen))
+					return -EINVAL;
+			}
+			if (used < 1 || group < 1 || used > group) {
+				set_err(err, errlen, "bad stride at \"%s\"",
+					quote(q, stride, (size_t)(p - stride), false));
+				return -EINVAL;
+			}
+		}
+		if (sizing ? last == INT_MAX : last >= nbits) {
+			if (sizing)
+				set_err(err, errlen, "CPU number too large at \"%s\"",
+					quote(q, entry, (size_t)(p - entry), false));
+			else
+				set_err(err, errlen, "CPU %d is beyond the %d possible", last, nbits);
+			return -EINVAL;
+		}
+		if (last + 1 > max)
+			max = last + 1;
+		if (bits) {
+			/* long long: c + group may pass INT_MAX near the top of a range. */
+			for (long long c = first; c <= last; c += group)
+				for (long long k = c; k < c + used && k <= last; k++)
+					orcu__bit_set(bits, (int)k);
+		}
+		if (p == end)
+			break;
+		if (*p != ',') {
+			err_at(err, errlen, "unexpected text", text, p, end);
+			return -EINVAL;
+		}
+		p++;
+	}
+	*max_out = max;
+	return 0;
+}
+
+int orcu__cpulist_parse(const char *text, uint64_t *bits, int nbits,
+			char *err, size_t errlen)
+{
+	size_t n;
+	int max;
+
+	if (!text || !bits || nbits < 0) {
+		set_err(err, errlen, "bad arguments to cpulist parser");
+		return -EINVAL;
+	}
+	n = strlen(text);
+	if (cpulist_scan(text, n, nbits, false, NULL, &max, err, errlen))
+		return -EINVAL;
+	return cpulist_scan(text, n, nbits, false, bits, &max, err, errlen);
+}
+
+int orcu__cpulist_max(const char *text, char *err, size_t errlen)
+{
+	int max;
+
+	if (!text) {
+		set_err(err, errlen, "bad arguments to cpulist parser");
+		return -EINVAL;
+	}
+	if (cpulist_scan(text, strlen(text), INT_MAX, true, NULL, &max, err, errlen))
+		return -EINVAL;
+	return max;
+}
+
+int orcu__cpulist_format(const uint64_t *bits, int nbits, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	if (!buf || !len)
+		return -ENOSPC;
+	buf[0] = '\0';
+	for (int c = 0; c < nbits; c++) {
+		int last = c;
+		int w;
+
+		if (!orcu__bit_test(bits, c))
+			continue;
+		while (last + 1 < nbits && orcu__bit_test(bits, last + 1))
+			last++;
+		if (last == c)
+			w = snprintf(buf + pos, len - pos, "%s%d", pos ? "," : "", c);
+		else
+			w = snprintf(buf + pos, len - pos, "%s%d-%d", pos ? "," : "", c, last);
+		if (w < 0 || (size_t)w >= len - pos) {
+			buf[0] = '\0';
+			return -ENOSPC;
+		}
+		pos += (size_t)w;
+		c = last;
+	}
+	/* An empty string reads as a missing value in a message; "none" parses back the same. */
+	if (pos == 0) {
+		if (len < sizeof("none"))
+			return -ENOSPC;
+		memcpy(buf, "none", sizeof("none"));
+		pos = sizeof("none") - 1;
+	}
+	if (pos > INT_MAX) {
+		buf[0] = '\0';
+		return -ENOSPC;
+	}
+	return (int)pos;
+}
+
+/* Length-bounded so the ORCU_CPUS parser can hand in a value without copying it. */
+static int parse_long_n(const char *text, size_t n, long min, long max, long *out,
+			char *err, size_t errlen)
+{
+	const char *p = text, *end = text + n;
+	unsigned long mag = 0;
+	bool neg = false, overflow = false;
+	char q[QUOTE_BUF];
+	long v = 0;
+
+	if (p < end && *p == '-') {
+		neg = true;
+		p++;
+	}
+	if (p == end) {
+		set_err(err, errlen, "not a number: \"%s\"", quote(q, text, n, false));
+		return -EINVAL;
+	}
+	for (; p < end; p++) {
+		if (!is_digit(*p)) {
+			set_err(err, errlen, "not a number: \"%s\"", quote(q, text, n, false));
+			return -EINVAL;
+		}
+		if (mag > (ULONG_MAX - 9) / 10)
+			overflow = true;
+		else
+			mag = mag * 10 + (unsigned long)(*p - '0');
+	}
+	if (!neg && mag > (unsigned long)LONG_MAX)
+		overflow = true;
+	if (neg && mag > (unsigned long)LONG_MAX + 1)
+		overflow = true;
+	if (!overflow) {
+		/* -(LONG_MAX + 1) cannot be formed by negating a long; build it from LONG_MIN. */
+		if (neg)
+			v = mag == (unsigned long)LONG_MAX + 1 ? LONG_MIN : -(long)mag;
+		else
+			v = (long)mag;
+	}
+	if (overflow || v < min || v > max) {
+		set_err(err, errlen, "out of range %ld..%ld: \"%s\"", min, max,
+			quote(q, text, n, false));
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int orcu__parse_long(const char *text, long min, long max, long *out,
+		     char *err, size_t errlen)
+{
+	if (!text || !out) {
+		set_err(err, errlen, "bad arguments to number parser");
+		return -EINVAL;
+	}
+	return parse_long_n(text, strlen(text), min, max, out, err, errlen);
+}
+
+/* Does the ',' at p begin a new "key=" pair?  Otherwise it belongs to a cpulist value. */
+static bool pair_starts_at(const char *p, const char *end)
+{
+	if (p >= end || *p != ',' || p + 1 >= end || !is_ident_start(p[1]))
+		return false;
+	for (p += 2; p < end && is_ident(*p); p++)
+		;
+	return p < end && *p == '=';
+}
+
+struct spec_value {
+	const char *s;
+	size_t n;
+	bool seen;
+};
+
+int orcu__parse_cpus_spec(const char *text, int *possible, uint64_t **online_out,
+			  char *err, size_t errlen)
+{
+	struct spec_value poss = { 0 }, online = { 0 };
+	const char *p, *end;
+	char q[QUOTE_BUF], sub[192];
+	uint64_t *bits;
+	long nposs;
+	int max;
+
+	if (!text || !possible || !online_out) {
+		set_err(err, errlen, "bad arguments to ORCU_CPUS parser");
+		return -EINVAL;
+	}
+	end = text + strlen(text);
+	/* An environment variable has no business holding spaces or control bytes; say so up front. */
+	for (p = text; p < end; p++) {
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p > '~') {
+			err_at(err, errlen, "unexpected character", text, p, end);
+			return -EINVAL;
+		}
+	}
+
+	for (p = text; p < end;) {
+		const char *key = p, *val;
+		struct spec_value *slot;
+		size_t keylen;
+
+		if (!is_ident_start(*p)) {
+			err_at(err, errlen, "expected key=value", text, p, end);
+			return -EINVAL;
+		}
+		while (p < end && is_ident(*p))
+			p++;
+		if (p == end || *p != '=') {
+			err_at(err, errlen, "expected key=value", text, key, end);
+			return -EINVAL;
+		}
+		keylen = (size_t)(p - key);
+		val = ++p;
+		while (p < end && !pair_starts_at(p, end))
+			p++;
+
+		if (slice_is(key, keylen, "possible")) {
+			slot = &poss;
+		} else if (slice_is(key, keylen, "online")) {
+			slot = &online;
+		} else {
+			set_err(err, errlen, "unknown key \"%s\" (expected possible= or online=)",
+				quote(q, key, keylen, false));
+			return -EINVAL;
+		}
+		if (slot->seen) {
+			set_err(err, errlen, "duplicate key \"%s\"", quote(q, key, keylen, false));
+			return -EINVAL;
+		}
+		slot->seen = true;
+		slot->s = val;
+		slot->n = (size_t)(p - val);
+		if (p < end)
+			p++; /* the ',' that starts the next pair */
+	}
+
+	if (!poss.seen) {
+		set_err(err, errlen, "missing possible=N");
+		return -EINVAL;
+	}
+	if (parse_long_n(poss.s, poss.n, 1, ORCU__MAX_POSSIBLE, &nposs, sub, sizeof(sub))) {
+		set_err(err, errlen, "possible: %s", sub);
+		return -EINVAL;
+	}
+	if (online.seen) {
+		if (cpulist_scan(online.s, online.n, (int)nposs, false, NULL, &max,
+				 sub, sizeof(sub))) {
+			set_err(err, errlen, "online: %s", sub);
+			return -EINVAL;
+		}
+	}
+
+	bits = calloc(ORCU__BITMAP_WORDS(nposs), sizeof(*bits));
+	if (!bits) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (online.seen)
+		cpulist_scan(online.s, online.n, (int)nposs, false, bits, &max, NULL, 0);
+	else
+		for (int c = 0; c < (int)nposs; c++)
+			orcu__bit_set(bits, c);
+	*possible = (int)nposs;
+	*online_out = bits;
+	return 0;
+}

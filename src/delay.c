@@ -1,0 +1,70 @@
+/*
+ * delay.c - debug delay hooks that widen race windows (GP start and end,
+ * the leader's sleep path, the barrier, the enqueue path) and the other
+ * validation hooks of <orcu/debug.h>.  Switched on by orcu-torture; when
+ * off, each hook costs one relaxed load.  Touches only its own state.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+#include "orcu/debug.h"
+
+#include <dirent.h>
+#include <string.h>
+#include <time.h>
+
+_Atomic int orcu__delay_enabled;
+static _Atomic unsigned int delay_max_us;
+
+void orcu_debug_set_delays(unsigned int max_us)
+{
+	orcu__store_relaxed(&delay_max_us, max_us);
+	orcu__store_release(&orcu__delay_enabled, max_us != 0);
+}
+
+void orcu__delay_slow(enum orcu__delay_point p)
+{
+	static __thread unsigned int rnd;
+	unsigned int max = orcu__load_relaxed(&delay_max_us), us;
+	struct timespec ts;
+
+	if (!max)
+		return;
+	if (!rnd)
+		rnd = (unsigned int)(uintptr_t)&rnd ^ (unsigned int)orcu__now_ns();
+	rnd = rnd * 1103515245u + 12345u + (unsigned int)p;
+	/* Most passes go straight through; some stall to open a window. */
+	if ((rnd >> 16) % 8)
+		return;
+	us = (rnd >> 8) % max;
+	ts.tv_sec = us / 1000000;
+	ts.tv_nsec = (long)(us % 1000000) * 1000;
+	nanosleep(&ts, NULL);
+}
+
+int orcu_debug_thread_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && strncmp(comm, "orcu-", 5) == 0)
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,532 @@
+/*
+ * init.c - configuration (orcu_init, the ORCU_* environment), lifetime
+ * (lazy start, orcu_shutdown, fork), and the small OS helpers every module
+ * uses: messages, futexes, named library threads.  May call every module's
+ * setup, start, stop and after-fork entry points.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+#include "cpulist.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct orcu__global orcu__g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+struct orcu__counters orcu__cnt;
+__thread struct orcu__tls orcu__tls = { .bound_cpu = -1, .library_slot = -1 };
+orcu_stall_handler_t orcu__stall_handler;
+void *orcu__stall_arg;
+
+/* ------------------------------------------------------------------ */
+/* Messages */
+
+void orcu__die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("orcu: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void orcu__warn(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "orcu: %s\n", buf);
+}
+
+void orcu__misuse(const char *call, const char *what)
+{
+	fprintf(stderr, "orcu: %s: %s\n", call, what);
+	abort();
+}
+
+void orcu__assert_held(pthread_mutex_t *m, const char *file, int line,
+		       const char *what)
+{
+	/* An error-checking probe: trylock succeeds only if nobody holds it. */
+	if (pthread_mutex_trylock(m) == 0) {
+		pthread_mutex_unlock(m);
+		orcu__die("%s:%d: expected %s to be held", file, line, what);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Time and futexes */
+
+uint64_t orcu__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int futex_wait_raw(void *addr, uint32_t val, int64_t timeout_ns)
+{
+	struct timespec ts, *tsp = NULL;
+
+	if (timeout_ns >= 0) {
+		ts.tv_sec = timeout_ns / 1000000000;
+		ts.tv_nsec = timeout_ns % 1000000000;
+		tsp = &ts;
+	}
+	if (syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Blocks only while *addr == val: a wake that came first is never lost. */
+int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns)
+{
+	return futex_wait_raw((void *)addr, val, timeout_ns);
+}
+
+int orcu__futex_wait_int(_Atomic int *addr, int val, int64_t timeout_ns)
+{
+	return futex_wait_raw((void *)addr, (uint32_t)val, timeout_ns);
+}
+
+void orcu__futex_wake(void *addr, int n)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Library threads: named, all signals blocked, on housekeeping CPUs. */
+
+struct spawn_arg {
+	void *(*fn)(void *);
+	void *arg;
+	char name[16];
+};
+
+static void *spawn_trampoline(void *p)
+{
+	struct spawn_arg sa = *(struct spawn_arg *)p;
+
+	free(p);
+	orcu__tls.library_thread = 1;
+	pthread_setname_np(pthread_self(), sa.name);
+	orcu__set_housekeeping_affinity();
+	orcu__fetch_add_relaxed(&orcu__g.threads_alive, 1);
+	sa.fn(sa.arg);
+	orcu__fetch_sub_relaxed(&orcu__g.threads_alive, 1);
+	return NULL;
+}
+
+int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg)
+{
+	struct spawn_arg *sa = malloc(sizeof(*sa));
+	pthread_attr_t attr;
+	sigset_t all, old;
+	int err;
+
+	if (!sa)
+		return -ENOMEM;
+	sa->fn = fn;
+	sa->arg = arg;
+	snprintf(sa->name, sizeof(sa->name), "%s", name);
+	pthread_attr_init(&attr);
+	/* Thousands of offload threads must fit: they need little stack. */
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	/* The new thread inherits the mask: block everything around create. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(tid, &attr, spawn_trampoline, sa);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		free(sa);
+		orcu__warn("cannot create thread %s: %s", name, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Configuration */
+
+struct conf {
+	int nr_possible;
+	uint64_t *online;       /* [nr_possible] */
+	uint64_t *nocbs;        /* [nr_possible] */
+	uint64_t *housekeeping; /* [CPU_SETSIZE] real CPUs, or NULL */
+	long stride, poll, qhimark, qlowmark, qmax, lazy_ms, lazy_max,
+		stall_ms, takeover_ms, batch;
+};
+
+static void conf_free(struct conf *c)
+{
+	free(c->online);
+	free(c->nocbs);
+	free(c->housekeeping);
+	memset(c, 0, sizeof(*c));
+}
+
+static char *read_small_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return n ? buf : NULL;
+}
+
+/* The real topology: possible from sysfs, online = sysfs online & affinity. */
+static int real_topology(struct conf *c)
+{
+	char buf[4096], err[128];
+	cpu_set_t aff;
+	int n = -1;
+
+	if (read_small_file("/sys/devices/system/cpu/possible", buf, sizeof(buf)))
+		n = orcu__cpulist_max(buf, err, sizeof(err));
+	if (n <= 0)
+		n = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (n <= 0)
+		n = 1;
+	c->nr_possible = n;
+	c->online = calloc(ORCU__BITMAP_WORDS(n), sizeof(uint64_t));
+	if (!c->online)
+		return -ENOMEM;
+	if (!read_small_file("/sys/devices/system/cpu/online", buf, sizeof(buf)) ||
+	    orcu__cpulist_parse(buf, c->online, n, err, sizeof(err)) < 0) {
+		for (int i = 0; i < n; i++)
+			orcu__bit_set(c->online, i);
+	}
+	if (sched_getaffinity(0, sizeof(aff), &aff) == 0) {
+		for (int i = 0; i < n; i++)
+			if (i >= CPU_SETSIZE || !CPU_ISSET(i, &aff))
+				orcu__bit_clear(c->online, i);
+	}
+	if (orcu__bitmap_weight(c->online, n) == 0)
+		orcu__bit_set(c->online, 0);
+	return 0;
+}
+
+/* One knob: from the config if set there, else from the environment. */
+static int knob(const char *env, long cfgval, long min, long max, long def,
+		long *out, bool from_cfg_only_if_set)
+{
+	char err[160];
+	const char *s = getenv(env);
+	long v;
+
+	(void)from_cfg_only_if_set;
+	*out = def;
+	if (cfgval) {
+		if (cfgval < min || cfgval > max) {
+			orcu__warn("orcu_init: %s out of range %ld..%ld: %ld",
+				   env + 5, min, max, cfgval);
+			return -EINVAL;
+		}
+		*out = cfgval;
+		return 0;
+	}
+	if (s && *s) {
+		if (orcu__parse_long(s, min, max, &v, err, sizeof(err)) < 0)
+			orcu__warn("%s ignored: %s", env, err);
+		else
+			*out = v;
+	}
+	return 0;
+}
+
+/* A cpulist-valued setting; cfg errors fail the call, env errors are ignored. */
+static int cpulist_setting(const char *env, const char *cfgval, int nbits,
+			   uint64_t **out, bool *given)
+{
+	const char *s = cfgval ? cfgval : getenv(env);
+	char err[160];
+	uint64_t *bits;
+
+	*given = false;
+	*out = NULL;
+	if (!s)
+		return 0;
+	bits = calloc(ORCU__BITMAP_WORDS(nbits), sizeof(uint64_t));
+	if (!bits)
+		return -ENOMEM;
+	if (orcu__cpulist_parse(s, bits, nbits, err, sizeof(err)) < 0) {
+		free(bits);
+		if (cfgval) {
+			orcu__warn("orcu_init: bad %s \"%s\": %s", env + 5, s, err);
+			return -EINVAL;
+		}
+		orcu__warn("%s=\"%s\" ignored: %s", env, s, err);
+		return 0;
+	}
+	*out = bits;
+	*given = true;
+	return 0;
+}
+
+static int conf_build(const struct orcu_config *cfg, struct conf *c)
+{
+	static const struct orcu_config none;
+	const char *cpus;
+	char err[160];
+	bool given;
+	int ret;
+
+	if (!cfg)
+		cfg = &none;
+	memset(c, 0, sizeof(*c));
+	cpus = cfg->cpus ? cfg->cpus : getenv("ORCU_CPUS");
+	if (cpus) {
+		int possible;
+		uint64_t *online;
+
+		if (orcu__parse_cpus_spec(cpus, &possible, &online, err,
+					  sizeof(err)) < 0) {
+			if (cfg->cpus) {
+				orcu__warn("orcu_init: bad cpus \"%s\": %s", cpus, err);
+				return -EINVAL;
+			}
+			orcu__warn("ORCU_CPUS=\"%s\" ignored: %s", cpus, err);
+			cpus = NULL;
+		} else {
+			c->nr_possible = possible;
+			c->online = online;
+		}
+	}
+	if (!cpus && (ret = real_topology(c)) < 0)
+		return ret;
+
+	ret = cpulist_setting("ORCU_NOCBS", cfg->nocbs, c->nr_possible,
+			      &c->nocbs, &given);
+	if (ret < 0)
+		goto fail;
+	if (!given) {
+		/* Default: every slot offloaded; see README "Choosing inline". */
+		c->nocbs = calloc(ORCU__BITMAP_WORDS(c->nr_possible), sizeof(uint64_t));
+		if (!c->nocbs) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		for (int i = 0; i < c->nr_possible; i++)
+			orcu__bit_set(c->nocbs, i);
+	}
+	ret = cpulist_setting("ORCU_HOUSEKEEPING", cfg->housekeeping, CPU_SETSIZE,
+			      &c->housekeeping, &given);
+	if (ret < 0)
+		goto fail;
+
+	long def_stride = (long)sqrt((double)c->nr_possible);
+	if (def_stride < 1)
+		def_stride = 1;
+	if ((ret = knob("ORCU_NOCB_STRIDE", cfg->nocb_stride, 1, c->nr_possible,
+			def_stride, &c->stride, true)) < 0 ||
+	    (ret = knob("ORCU_NOCB_POLL", cfg->nocb_poll, -1, 1, 0, &c->poll, true)) < 0 ||
+	    (ret = knob("ORCU_QHIMARK", cfg->qhimark, 1, LONG_MAX / 4, 10000,
+			&c->qhimark, true)) < 0 ||
+	    (ret = knob("ORCU_QLOWMARK", cfg->qlowmark, 1, LONG_MAX / 4, 100,
+			&c->qlowmark, true)) < 0 ||
+	    (ret = knob("ORCU_QMAX", cfg->qmax, 2, LONG_MAX / 4, 200000,
+			&c->qmax, true)) < 0 ||
+	    (ret = knob("ORCU_LAZY_MS", cfg->lazy_ms, 1, 3600000, 1000,
+			&c->lazy_ms, true)) < 0 ||
+	    (ret = knob("ORCU_LAZY_MAX", cfg->lazy_max, 1, LONG_MAX / 4, 10000,
+			&c->lazy_max, true)) < 0 ||
+	    (ret = knob("ORCU_STALL_MS", cfg->stall_ms, -1, 86400000, 10000,
+			&c->stall_ms, true)) < 0 ||
+	    (ret = knob("ORCU_INLINE_TAKEOVER_MS", cfg->inline_takeover_ms, 1,
+			60000, 5, &c->takeover_ms, true)) < 0 ||
+	    (ret = knob("ORCU_INLINE_BATCH", cfg->inline_batch, 1, 1000000, 16,
+			&c->batch, true)) < 0)
+		goto fail;
+	if (c->stall_ms == 0)
+		c->stall_ms = -1;
+	if (c->qlowmark >= c->qhimark)
+		c->qlowmark = c->qhimark / 2 ? c->qhimark / 2 : 1;
+	if (c->qmax <= c->qhimark) {
+		if (cfg->qmax) {
+			orcu__warn("orcu_init: qmax %ld must exceed qhimark %ld",
+				   c->qmax, c->qhimark);
+			ret = -EINVAL;
+			goto fail;
+		}
+		c->qmax = c->qhimark * 2;
+	}
+	return 0;
+fail:
+	conf_free(c);
+	return ret;
+}
+
+static int apply_conf(struct conf *c)
+{
+	int ret;
+
+	orcu__g.nr_possible = c->nr_possible;
+	orcu__g.stride = (int)c->stride;
+	orcu__g.nr_groups = (c->nr_possible + orcu__g.stride - 1) / orcu__g.stride;
+	orcu__g.nocb_poll = c->poll > 0;
+	orcu__g.qhimark = c->qhimark;
+	orcu__g.qlowmark = c->qlowmark;
+	orcu__g.qmax = c->qmax;
+	orcu__g.lazy_ms = c->lazy_ms;
+	orcu__g.lazy_max = c->lazy_max;
+	orcu__g.stall_ms = c->stall_ms;
+	orcu__g.inline_takeover_ms = c->takeover_ms;
+	orcu__g.inline_batch = (int)c->batch;
+	free(orcu__g.housekeeping);
+	orcu__g.housekeeping = c->housekeeping;
+	orcu__g.housekeeping_nbits = CPU_SETSIZE;
+	c->housekeeping = NULL;
+	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
+	if (ret == 0)
+		orcu__store_release(&orcu__g.initialized, 1);
+	return ret;
+}
+
+int orcu_init(const struct orcu_config *cfg)
+{
+	struct conf c;
+	int ret;
+
+	pthread_mutex_lock(&orcu__g.lock);
+	if (orcu__load_acquire(&orcu__g.initialized)) {
+		pthread_mutex_unlock(&orcu__g.lock);
+		orcu__warn("orcu_init: already initialised; call it before any other orcu call (or after orcu_shutdown)");
+		return -EBUSY;
+	}
+	ret = conf_build(cfg, &c);
+	if (ret == 0) {
+		ret = apply_conf(&c);
+		conf_free(&c);
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+	if (ret == 0)
+		orcu__ensure_started();
+	return ret;
+}
+
+void orcu__ensure_init(void)
+{
+	struct conf c;
+
+	if (orcu__likely(orcu__load_acquire(&orcu__g.initialized)))
+		return;
+	pthread_mutex_lock(&orcu__g.lock);
+	if (!orcu__load_relaxed(&orcu__g.initialized)) {
+		if (conf_build(NULL, &c) < 0 || apply_conf(&c) < 0)
+			orcu__die("cannot initialise (out of memory)");
+		conf_free(&c);
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+void orcu__ensure_started(void)
+{
+	if (orcu__likely(orcu__load_acquire(&orcu__g.started)))
+		return;
+	orcu__ensure_init();
+	pthread_mutex_lock(&orcu__g.lock);
+	if (!orcu__load_relaxed(&orcu__g.started)) {
+		orcu__membarrier_init();
+		orcu__gp_start_thread();
+		orcu__cpu_start_online_slots();
+		orcu__store_release(&orcu__g.started, 1);
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Shutdown and fork */
+
+int orcu_shutdown(void)
+{
+	int ret;
+
+	if (orcu__reader.in_callback)
+		orcu__misuse("orcu_shutdown", "called from inside a callback (would wait for itself)");
+	if (orcu_read_ongoing() && orcu__reader.kind == ORCU__KIND_MEMB)
+		orcu__misuse("orcu_shutdown", "called inside a read-side critical section (would deadlock)");
+	if (!orcu__load_acquire(&orcu__g.initialized))
+		return 0;
+	orcu__ensure_started();
+	ret = orcu_drain(-1);
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&orcu__g.lock);
+	orcu__nocb_stop_all();
+	orcu__gp_stop_thread();
+	orcu__store_release(&orcu__g.started, 0);
+	pthread_mutex_unlock(&orcu__g.lock);
+	return 0;
+}
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&orcu__g.lock);
+	if (orcu__load_relaxed(&orcu__g.initialized)) {
+		for (int i = 0; i < orcu__g.nr_possible; i++) {
+			pthread_mutex_lock(&orcu__g.slots[i].invoke_lock);
+			pthread_mutex_lock(&orcu__g.slots[i].cb_lock);
+		}
+	}
+	orcu__registry_lock();
+}
+
+static void fork_parent(void)
+{
+	orcu__registry_unlock();
+	if (orcu__load_relaxed(&orcu__g.initialized)) {
+		for (int i = orcu__g.nr_possible - 1; i >= 0; i--) {
+			pthread_mutex_unlock(&orcu__g.slots[i].cb_lock);
+			pthread_mutex_unlock(&orcu__g.slots[i].invoke_lock);
+		}
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+static void fork_child(void)
+{
+	/* Only this thread survives: forget the others, keep every callback;
+	 * the machinery restarts on the next call that needs it. */
+	orcu__registry_after_fork_child();
+	orcu__registry_unlock();
+	if (orcu__load_relaxed(&orcu__g.initialized)) {
+		for (int i = orcu__g.nr_possible - 1; i >= 0; i--) {
+			pthread_mutex_init(&orcu__g.slots[i].cb_lock, NULL);
+			pthread_mutex_init(&orcu__g.slots[i].invoke_lock, NULL);
+		}
+		orcu__nocb_after_fork_child();
+	}
+	orcu__gp_after_fork_child();
+	orcu__store_relaxed(&orcu__g.threads_alive, 0);
+	orcu__store_relaxed(&orcu__g.started, 0);
+	pthread_mutex_init(&orcu__g.lock, NULL);
+	if (orcu__load_relaxed(&orcu__g.initialized))
+		orcu__ensure_started();
+}
+
+__attribute__((constructor)) static void orcu__init_atfork(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}

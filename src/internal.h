@@ -1,0 +1,259 @@
+/*
+ * internal.h - the records shared between orcu's modules: the global state,
+ * the per-slot record, the leader record, and the internal calls each module
+ * offers the others.  Modules: registry.c (readers), gp.c (GP engine),
+ * cpu.c (slots, topology), call.c (enqueue, inline invocation, flood, lazy),
+ * nocb.c (leaders and followers), barrier.c, stats.c, init.c (config,
+ * lifetime, fork).  Nothing here is part of the public API.
+ */
+#ifndef ORCU_INTERNAL_H
+#define ORCU_INTERNAL_H
+
+#define ORCU_BUILDING_LIBRARY 1
+#include "orcu.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "atomics.h"
+#include "cblist.h"
+#include "seq.h"
+
+#define ORCU__CACHELINE 64
+#define ORCU__ALIGNED __attribute__((aligned(ORCU__CACHELINE)))
+#define ORCU__HIDDEN __attribute__((visibility("hidden")))
+#define orcu__likely(x) __builtin_expect(!!(x), 1)
+#define orcu__unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Impossible states: file:line and what was expected, then abort. */
+#define ORCU__BUG_ON(cond) do { \
+	if (orcu__unlikely(cond)) \
+		orcu__die("%s:%d: expected !(%s)", __FILE__, __LINE__, #cond); \
+	} while (0)
+
+#ifdef ORCU_DEBUG
+#define ORCU__ASSERT_HELD(m) orcu__assert_held(m, __FILE__, __LINE__, #m)
+#else
+#define ORCU__ASSERT_HELD(m) ((void)0)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* A lock-free multi-producer, single-consumer FIFO of callbacks.
+ * Producers exchange the tail and then link; the consumer (holding the
+ * slot's cb_lock) takes everything at once, waiting out a producer caught
+ * between its exchange and its link. */
+struct orcu__mpsc {
+	struct orcu_head *head;             /* first node; __atomic accesses */
+	struct orcu_head **_Atomic tail;    /* producers: the next field to link */
+};
+
+void orcu__mpsc_init(struct orcu__mpsc *q);
+/* Returns true if the queue was empty before this push. */
+bool orcu__mpsc_push(struct orcu__mpsc *q, struct orcu_head *h);
+bool orcu__mpsc_empty(struct orcu__mpsc *q);
+/* Takes everything; returns count and the chain [*first..*last]. */
+long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
+		     struct orcu_head **last);
+
+/* ------------------------------------------------------------------ */
+/* One CPU slot.  Cache-line aligned; each field says who writes it. */
+
+struct orcu__leader;
+
+struct orcu__slot {
+	/* --- enqueue side: written by posting threads --- */
+	struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
+	struct orcu__mpsc lazyq;               /* lazy callbacks */
+	_Atomic long n_pending;     /* posters +1, invokers -1 after invoking */
+	_Atomic long n_lazy;        /* posters +1, whoever splices lazyq resets */
+	_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
+	_Atomic uint64_t n_queued;  /* posters: statistics */
+
+	/* --- set by cpu.c under orcu__g.lock, read by everyone --- */
+	int cpu ORCU__ALIGNED;
+	struct orcu__leader *leader;   /* the group's leader record (always set) */
+	_Atomic int online;            /* currently online */
+	_Atomic int ever_online;       /* has been online at least once */
+	_Atomic int offloaded;         /* 1: follower invokes; 0: inline */
+	_Atomic int attached;          /* its leader scans it (threads exist) */
+	_Atomic int has_follower;      /* follower thread exists */
+	_Atomic int adopted_reported;  /* never-onlined report printed */
+	pthread_t follower_tid;
+
+	/* --- segmented list: under cb_lock (leader, follower, barrier, inline) --- */
+	pthread_mutex_t cb_lock ORCU__ALIGNED;
+	struct orcu__cblist cbl;
+	struct orcu_head *invoking;    /* batch being invoked (for fork); under invoke_lock */
+	uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
+	_Atomic int inline_ready;      /* leader sets, inline invoker clears */
+	_Atomic int follower_sleep;    /* follower sets under cb_lock; waker clears */
+	_Atomic int hurry;             /* flood: over qhimark, cleared under qlowmark */
+	_Atomic int follower_stop;
+
+	/* serialises invocation so a slot's callbacks run in FIFO order */
+	pthread_mutex_t invoke_lock;
+
+	/* flood control: posters waiting for the slot to drain */
+	_Atomic uint32_t drain_futex;  /* bumped by invokers after each batch */
+	_Atomic int drain_waiters;
+	_Atomic long peak_pending;
+
+	/* the barrier marker of this slot (under barrier state) */
+	struct orcu_head barrier_head;
+	/* statistics written by the invoker */
+	_Atomic uint64_t n_invoked;
+	_Atomic uint64_t n_inline;
+	_Atomic uint64_t n_takeover;
+};
+
+/* One leader per group of ORCU_NOCB_STRIDE slots. */
+struct orcu__leader {
+	/* Zero means AWAKE: a leader that never slept (including one just
+	 * spawned) scans before waiting.  Seed 001's lesson. */
+	_Atomic int sleep ORCU__ALIGNED;    /* leader sets; enqueuers clear */
+	_Atomic uint32_t futex;             /* bumped by every waker */
+	_Atomic int gp_waiting;             /* leader sets; GP thread clears */
+	_Atomic unsigned long gp_wait_seq;  /* leader writes, GP thread reads */
+	_Atomic int exists;                 /* thread running */
+	_Atomic int stop;
+	_Atomic int force;                  /* barrier/online: rescan even if nothing new */
+	int first, nslots;                  /* the group: [first, first + nslots) */
+	pthread_t tid;
+};
+
+/* ------------------------------------------------------------------ */
+/* Global state. */
+
+struct orcu__global {
+	pthread_mutex_t lock;          /* topology, thread spawning, lifetime */
+	_Atomic int initialized;       /* slots allocated */
+	_Atomic int started;           /* GP thread running */
+
+	/* configuration (fixed at init) */
+	int nr_possible;
+	int stride;
+	int nr_groups;
+	int nocb_poll;
+	long qhimark, qlowmark, qmax;
+	long lazy_ms, lazy_max;
+	long stall_ms;
+	long inline_takeover_ms;
+	int inline_batch;
+	uint64_t *housekeeping;        /* bitmap over real CPUs or NULL */
+	int housekeeping_nbits;
+
+	struct orcu__slot *slots;      /* [nr_possible] */
+	struct orcu__leader *leaders;  /* [nr_groups] */
+
+	_Atomic int threads_alive;
+	_Atomic int leaders_alive;
+	_Atomic int followers_alive;
+};
+
+ORCU__HIDDEN extern struct orcu__global orcu__g;
+
+/* Per-thread state beyond the public reader record. */
+struct orcu__tls {
+	int bound_cpu;        /* -1: follow the real CPU */
+	int library_thread;   /* 1 in orcu-* threads */
+	int library_slot;     /* the slot a follower/leader posts to */
+};
+extern __thread struct orcu__tls orcu__tls;
+
+/* ------------------------------------------------------------------ */
+/* Statistics (stats.c): relaxed counters. */
+
+struct orcu__counters {
+	_Atomic uint64_t gp_completed, gp_expedited, callbacks_lazy, barriers,
+		barriers_run, gp_wakeups, gp_leader_wakeups, leader_wakeups,
+		enqueue_wakeups, adopted, qhimark_crossings, hurried_gps,
+		poster_waits, poster_overruns, lazy_flushes, stalls_reported,
+		gp_thread_cpu_ns, takeovers;
+};
+ORCU__HIDDEN extern struct orcu__counters orcu__cnt;
+#define orcu__count(field, n) orcu__fetch_add_relaxed(&orcu__cnt.field, (n))
+
+/* ------------------------------------------------------------------ */
+/* Cross-module calls. */
+
+/* init.c */
+void orcu__die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void orcu__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void orcu__misuse(const char *call, const char *what) __attribute__((noreturn));
+void orcu__ensure_init(void);      /* slots exist (no threads) */
+void orcu__ensure_started(void);   /* GP thread and online slots' threads */
+uint64_t orcu__now_ns(void);
+int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg);
+void orcu__assert_held(pthread_mutex_t *m, const char *file, int line, const char *what);
+int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns);
+int orcu__futex_wait_int(_Atomic int *addr, int val, int64_t timeout_ns);
+void orcu__futex_wake(void *addr, int n);
+extern orcu_stall_handler_t orcu__stall_handler;
+extern void *orcu__stall_arg;
+
+/* registry.c */
+void orcu__registry_lock(void);
+void orcu__registry_unlock(void);
+/* Wait until no reader holds the GP that gp.c is running (called by gp.c). */
+void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns);
+void orcu__registry_after_fork_child(void);
+void orcu__membarrier_init(void);
+void orcu__membarrier_master(void);
+
+/* gp.c */
+extern _Atomic unsigned long orcu__gp_seq;
+void orcu__gp_request(unsigned long target, bool hurry);
+void orcu__gp_wait(unsigned long target);   /* blocking, for synchronize */
+void orcu__gp_start_thread(void);
+void orcu__gp_stop_thread(void);
+void orcu__gp_after_fork_child(void);
+void orcu__gp_check_caller(const char *call);
+bool orcu__qsbr_offline_for_wait(void);
+
+/* cpu.c */
+int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *nocbs);
+struct orcu__slot *orcu__current_slot(void);
+void orcu__slot_init(struct orcu__slot *s, int cpu);
+void orcu__cpu_start_online_slots(void);
+struct orcu__slot *orcu__pick_online_slot(int avoid);
+void orcu__set_housekeeping_affinity(void);
+
+/* call.c */
+void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, long n, bool is_inline);
+void orcu__inline_poll(void);
+void orcu__flush_lazy_all(void);
+void orcu__double_call_forget(struct orcu_head *h);
+long orcu__slot_take_all_locked(struct orcu__slot *s, struct orcu_head **first,
+				struct orcu_head **last);
+void orcu__slot_adopt(struct orcu__slot *to, struct orcu_head *first,
+		      struct orcu_head *last, long n);
+
+/* nocb.c */
+void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
+int orcu__nocb_spawn_slot(struct orcu__slot *s);      /* under orcu__g.lock */
+void orcu__nocb_stop_all(void);
+long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
+void orcu__nocb_gp_done(unsigned long seq);  /* called by the GP thread */
+void orcu__nocb_after_fork_child(void);
+
+/* barrier.c */
+void orcu__barrier_cb(struct orcu_head *h);
+void orcu__barrier_internal(void);
+int orcu__barrier_timed(int64_t deadline_ns);
+
+/* debug delay hooks (delay.c): widen race windows under torture */
+enum orcu__delay_point {
+	ORCU__DELAY_GP_START, ORCU__DELAY_GP_END, ORCU__DELAY_LEADER_SLEEP,
+	ORCU__DELAY_BARRIER, ORCU__DELAY_ENQUEUE, ORCU__DELAY_NPOINTS
+};
+extern _Atomic int orcu__delay_enabled;
+void orcu__delay_slow(enum orcu__delay_point p);
+static inline void orcu__delay(enum orcu__delay_point p)
+{
+	if (orcu__unlikely(orcu__load_relaxed(&orcu__delay_enabled)))
+		orcu__delay_slow(p);
+}
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * mpsc.c - the lock-free multi-producer, single-consumer callback FIFO that
+ * orcu_call() enqueues on.  Producers never block and never take a lock:
+ * one exchange of the tail, then a link.  The single consumer (whoever
+ * holds the slot's cb_lock) takes the whole queue at once.  Touches nothing
+ * but the queue.
+ *
+ * Publication point: the seq_cst exchange of the tail.  Once it is done the
+ * queue is non-empty (tail != &head) even if the link store is still to
+ * come, so a consumer that checks emptiness after that exchange cannot miss
+ * the callback; it waits out the short window before the link lands.
+ */
+#include "internal.h"
+
+void orcu__mpsc_init(struct orcu__mpsc *q)
+{
+	q->head = NULL;
+	atomic_init(&q->tail, &q->head);
+}
+
+bool orcu__mpsc_push(struct orcu__mpsc *q, struct orcu_head *h)
+{
+	struct orcu_head **prev;
+
+	__atomic_store_n(&h->next, NULL, __ATOMIC_RELAXED);
+	/* seq_cst: publishes h before the caller reads a sleep flag; pairs
+	 * with the fence after the leader sets its flag (nocb.c). */
+	prev = orcu__xchg_seq_cst(&q->tail, &h->next);
+	/* Release: h's contents are visible to the consumer that sees the link. */
+	__atomic_store_n(prev, h, __ATOMIC_RELEASE);
+	return prev == &q->head;
+}
+
+bool orcu__mpsc_empty(struct orcu__mpsc *q)
+{
+	return orcu__load_seq_cst(&q->tail) == &q->head;
+}
+
+static struct orcu_head *wait_link(struct orcu_head **where)
+{
+	struct orcu_head *n;
+
+	/* A producer between its exchange and its link: a few instructions. */
+	while (!(n = __atomic_load_n(where, __ATOMIC_ACQUIRE)))
+		orcu__cpu_relax();
+	return n;
+}
+
+long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
+		     struct orcu_head **last)
+{
+	struct orcu_head **old_tail, *h;
+	long n = 1;
+
+	if (orcu__load_acquire(&q->tail) == &q->head)
+		return 0;
+	h = wait_link(&q->head);
+	/* tail != &head, so no producer will link into head until we reset
+	 * tail: clearing head first is safe. */
+	__atomic_store_n(&q->head, NULL, __ATOMIC_RELAXED);
+	old_tail = orcu__xchg_acq_rel(&q->tail, &q->head);
+	*first = h;
+	/* Walk to the node whose next field was the tail, closing any link
+	 * a producer has not stored yet. */
+	while (&h->next != old_tail) {
+		h = wait_link(&h->next);
+		n++;
+	}
+	*last = h;
+	return n;
+}

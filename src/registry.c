@@ -1,0 +1,419 @@
+/*
+ * registry.c - reader records: registration (memb and qsbr, idempotent),
+ * automatic unregistration at thread exit, the qsbr quiescent-state calls,
+ * the read-side slow paths, and the reader wait at the heart of a grace
+ * period, with stall reports.  Calls init.c helpers and gp.c's state.
+ *
+ * Why a grace period is safe (memb readers).  A reader's outermost lock
+ * copies orcu__gp_ctr (phase | 1) into its ctr; its unlock stores 0.  Both
+ * are plain stores ordered by a compiler barrier only: the GP thread makes
+ * up for the missing fences with membarrier(), which runs a full barrier on
+ * every CPU running one of our threads.  The GP waits twice, flipping the
+ * phase before each wait, for every reader that is inside a section entered
+ * under the old phase.  A reader that loaded the phase before a flip but
+ * stored it after our scan looked is caught by the second wait; a reader
+ * whose store we never see started its section after the barrier point and
+ * therefore sees every update made before the GP began.
+ *
+ * qsbr readers announce quiescent states by copying the GP counter into
+ * qs_seq (acquire load, release store); 0 means offline.  The GP waits until
+ * each online qsbr reader has announced the current counter.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+__thread struct orcu__reader orcu__reader;
+_Atomic unsigned long orcu__gp_ctr = 1;
+_Atomic int orcu__has_membarrier;
+
+/* qsbr GP counter: odd so it is never 0 (0 = offline). */
+static _Atomic unsigned long qsbr_ctr = 1;
+
+struct reader_rec {
+	struct reader_rec *next, *prev;
+	struct orcu__reader *r;       /* the owner's TLS record */
+	pthread_t thread;
+	int tid;
+	int kind;
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct reader_rec registry = { &registry, &registry, NULL, 0, 0, 0 };
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static int membarrier_checked;
+
+void orcu__registry_lock(void) { pthread_mutex_lock(&registry_lock); }
+void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
+
+/* ------------------------------------------------------------------ */
+/* membarrier */
+
+void orcu__membarrier_init(void)
+{
+	const char *force = getenv("ORCU_NO_MEMBARRIER");
+	long mask;
+
+	if (force && *force && strcmp(force, "0") != 0) {
+		if (!membarrier_checked)
+			orcu__warn("membarrier disabled by ORCU_NO_MEMBARRIER: readers use full fences");
+		membarrier_checked = 1;
+		orcu__store_seq_cst(&orcu__has_membarrier, 0);
+		return;
+	}
+	mask = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	if (mask >= 0 && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
+		orcu__store_seq_cst(&orcu__has_membarrier, 1);
+	} else {
+		if (!membarrier_checked)
+			orcu__warn("membarrier(PRIVATE_EXPEDITED) unavailable: readers use full fences");
+		orcu__store_seq_cst(&orcu__has_membarrier, 0);
+	}
+	membarrier_checked = 1;
+}
+
+/* A full barrier on this thread and, with membarrier, on every CPU running
+ * one of our threads.  Pairs with orcu__mb_slave() in the read side. */
+void orcu__membarrier_master(void)
+{
+	orcu__fence_seq_cst();
+	if (orcu__load_relaxed(&orcu__has_membarrier) &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+		/* Lost it (seccomp after start?): fall back, stay correct.  The
+		 * readers start fencing at their next section; the membarrier we
+		 * could not issue is replaced by a wait in the caller's loop. */
+		orcu__warn("membarrier failed (%s): readers switch to full fences",
+			   strerror(errno));
+		orcu__store_seq_cst(&orcu__has_membarrier, 0);
+		/* Readers already inside a section may not fence yet: a
+		 * synchronize_expedited of the scheduler variety is not
+		 * available, so every running thread is forced through the
+		 * kernel by sched_yield-based waiting in the next scan. */
+	}
+	orcu__fence_seq_cst();
+}
+
+/* ------------------------------------------------------------------ */
+/* Registration */
+
+static void thread_exit(void *arg)
+{
+	(void)arg;
+	orcu_unregister_thread();
+}
+
+static void make_exit_key(void)
+{
+	pthread_key_create(&exit_key, thread_exit);
+}
+
+static int do_register(int kind, const char *call)
+{
+	struct orcu__reader *r = &orcu__reader;
+	struct reader_rec *rec;
+
+	if (r->kind == kind)
+		return 0;
+	if (r->kind != ORCU__KIND_NONE) {
+		orcu__warn("%s: thread already registered as %s", call,
+			   r->kind == ORCU__KIND_MEMB ? "memb" : "qsbr");
+		return -EBUSY;
+	}
+	orcu__ensure_started();
+	rec = calloc(1, sizeof(*rec));
+	if (!rec)
+		return -ENOMEM;
+	pthread_once(&exit_key_once, make_exit_key);
+	rec->r = r;
+	rec->thread = pthread_self();
+	rec->tid = (int)syscall(SYS_gettid);
+	rec->kind = kind;
+	pthread_mutex_lock(&registry_lock);
+	r->rec = rec;
+	r->kind = kind;
+	if (kind == ORCU__KIND_QSBR) {
+		/* Online from the start: pairs with the acquire in wait_readers. */
+		orcu__store_release(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
+	}
+	rec->next = &registry;
+	rec->prev = registry.prev;
+	registry.prev->next = rec;
+	registry.prev = rec;
+	pthread_mutex_unlock(&registry_lock);
+	pthread_setspecific(exit_key, rec);
+	return 0;
+}
+
+int orcu_register_thread(void)
+{
+	return do_register(ORCU__KIND_MEMB, "orcu_register_thread");
+}
+
+int orcu_register_thread_qsbr(void)
+{
+	return do_register(ORCU__KIND_QSBR, "orcu_register_thread_qsbr");
+}
+
+void orcu_unregister_thread(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+	struct reader_rec *rec = r->rec;
+
+	if (!rec)
+		return;
+	if (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)
+		orcu__misuse("orcu_unregister_thread", "called inside a read-side critical section");
+	pthread_mutex_lock(&registry_lock);
+	rec->prev->next = rec->next;
+	rec->next->prev = rec->prev;
+	orcu__store_release(&r->qs_seq, 0);
+	r->kind = ORCU__KIND_NONE;
+	r->rec = NULL;
+	pthread_mutex_unlock(&registry_lock);
+	pthread_setspecific(exit_key, NULL);
+	free(rec);
+}
+
+void orcu__registry_after_fork_child(void)
+{
+	struct reader_rec *rec, *next;
+
+	/* Other threads' records describe threads that do not exist here. */
+	for (rec = registry.next; rec != &registry; rec = next) {
+		next = rec->next;
+		if (rec->r == &orcu__reader) {
+			rec->tid = (int)syscall(SYS_gettid);
+			rec->thread = pthread_self();
+			continue;
+		}
+		rec->prev->next = rec->next;
+		rec->next->prev = rec->prev;
+		free(rec);
+	}
+	pthread_mutex_init(&registry_lock, NULL);
+	pthread_mutex_lock(&registry_lock); /* fork_child unlocks it */
+}
+
+/* ------------------------------------------------------------------ */
+/* Read-side slow paths */
+
+void orcu__read_lock_slow(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (r->kind == ORCU__KIND_NONE) {
+		/* Documented: a memb read lock registers the thread. */
+		if (orcu_register_thread() < 0)
+			orcu__misuse("orcu_read_lock", "thread could not be registered");
+		orcu_read_lock();
+		return;
+	}
+	/* qsbr thread in shared code: count nesting only (no GP cost). */
+	orcu__store_relaxed(&r->ctr, orcu__load_relaxed(&r->ctr) + 1);
+}
+
+void orcu__read_unlock_slow(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+	unsigned long c = orcu__load_relaxed(&r->ctr);
+
+	if ((c & ORCU__NEST_MASK) == 0)
+		orcu__misuse("orcu_read_unlock", "called without a matching orcu_read_lock");
+	orcu__store_relaxed(&r->ctr, c - 1);
+}
+
+void orcu__qsbr_check_lock(void)
+{
+	if (orcu__reader.kind != ORCU__KIND_QSBR)
+		orcu__misuse("orcu_read_lock", "ORCU_QSBR code ran on a thread not registered with orcu_register_thread_qsbr()");
+}
+
+/* ------------------------------------------------------------------ */
+/* qsbr */
+
+void orcu_quiescent_state(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (orcu__unlikely(r->kind != ORCU__KIND_QSBR)) {
+		if (r->kind == ORCU__KIND_NONE)
+			orcu__misuse("orcu_quiescent_state", "thread is not registered (call orcu_register_thread_qsbr first)");
+		orcu__inline_poll();
+		return;
+	}
+#ifdef ORCU_DEBUG
+	if (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)
+		orcu__misuse("orcu_quiescent_state", "called inside a read-side critical section");
+#endif
+	/* Release: our earlier reads are done before we announce.  Acquire:
+	 * our later reads see what the GP that bumped qsbr_ctr was ordered
+	 * after.  Pairs with the seq_cst increment in wait_readers(). */
+	orcu__store_release(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
+	orcu__inline_poll();
+}
+
+void orcu_thread_offline(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (r->kind == ORCU__KIND_QSBR) {
+		if (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)
+			orcu__misuse("orcu_thread_offline", "called inside a read-side critical section");
+		/* Release: reads of our last section are complete. */
+		orcu__store_release(&r->qs_seq, 0);
+	}
+	orcu__inline_poll();
+}
+
+void orcu_thread_online(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (r->kind == ORCU__KIND_QSBR) {
+		orcu__store_relaxed(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
+		/* Our store must be visible before our next reads: with
+		 * membarrier the GP's barrier orders it; without, fence here. */
+		orcu__mb_slave();
+	}
+	orcu__inline_poll();
+}
+
+/* ------------------------------------------------------------------ */
+/* The reader wait */
+
+static bool memb_holds(struct reader_rec *rec, unsigned long cur)
+{
+	unsigned long c = orcu__load_relaxed(&rec->r->ctr);
+
+	return (c & ORCU__NEST_MASK) && ((c ^ cur) & ORCU__PHASE);
+}
+
+static bool qsbr_holds(struct reader_rec *rec, unsigned long want)
+{
+	unsigned long q = orcu__load_acquire(&rec->r->qs_seq);
+
+	return q != 0 && q != want;
+}
+
+static void stall_report(uint64_t gp_start_ns, unsigned long cur, unsigned long want)
+{
+	struct orcu_stall_info info;
+	struct reader_rec *rec;
+
+	memset(&info, 0, sizeof(info));
+	info.gp_seq = orcu__load_relaxed(&orcu__gp_seq);
+	info.waited_ms = (long)((orcu__now_ns() - gp_start_ns) / 1000000);
+	for (rec = registry.next; rec != &registry; rec = rec->next) {
+		bool memb = rec->kind == ORCU__KIND_MEMB;
+
+		if (memb ? !memb_holds(rec, cur) : !qsbr_holds(rec, want))
+			continue;
+		if (info.nr_readers < ORCU_STALL_MAX_READERS) {
+			struct orcu_stall_reader *sr = &info.readers[info.nr_readers];
+
+			sr->tid = rec->tid;
+			if (pthread_getname_np(rec->thread, sr->name, sizeof(sr->name)))
+				snprintf(sr->name, sizeof(sr->name), "?");
+			sr->flavor = memb ? "memb" : "qsbr";
+			sr->nesting = memb ? (orcu__load_relaxed(&rec->r->ctr) & ORCU__NEST_MASK) : 0;
+		}
+		info.nr_readers++;
+	}
+	orcu__count(stalls_reported, 1);
+	if (orcu__stall_handler) {
+		orcu__stall_handler(&info, orcu__stall_arg);
+		return;
+	}
+	fprintf(stderr, "orcu: stall: grace period %lu waiting %ld ms for %d reader(s):",
+		info.gp_seq, info.waited_ms, info.nr_readers);
+	for (int i = 0; i < info.nr_readers && i < ORCU_STALL_MAX_READERS; i++)
+		fprintf(stderr, " [tid %d \"%s\" %s nesting %lu]", info.readers[i].tid,
+			info.readers[i].name, info.readers[i].flavor,
+			info.readers[i].nesting);
+	fputc('\n', stderr);
+}
+
+/* Back off politely: spin briefly, then yield, then sleep up to 1 ms. */
+static void wait_step(unsigned *iter, bool expedited)
+{
+	unsigned i = (*iter)++;
+
+	if (i < 64) {
+		orcu__cpu_relax();
+	} else if (i < 128 || (expedited && i < 4096)) {
+		sched_yield();
+	} else {
+		long us = expedited ? 20 : (i < 256 ? 50 : 1000);
+		struct timespec ts = { 0, us * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
+		       uint64_t *next_report_ns, unsigned long want_q)
+{
+	unsigned long cur = orcu__load_relaxed(&orcu__gp_ctr);
+	unsigned iter = 0;
+
+	for (;;) {
+		struct reader_rec *rec;
+		bool held = false;
+
+		pthread_mutex_lock(&registry_lock);
+		for (rec = registry.next; rec != &registry && !held; rec = rec->next) {
+			if (rec->kind == ORCU__KIND_MEMB)
+				held = memb_holds(rec, cur);
+			else if (pass == 1)
+				held = qsbr_holds(rec, want_q);
+		}
+		if (held && orcu__g.stall_ms > 0 && orcu__now_ns() >= *next_report_ns) {
+			uint64_t waited = orcu__now_ns() - gp_start_ns;
+
+			stall_report(gp_start_ns, cur, want_q);
+			/* Again at doubling intervals while the stall lasts. */
+			*next_report_ns = gp_start_ns + 2 * waited;
+		}
+		pthread_mutex_unlock(&registry_lock);
+		if (!held)
+			return;
+		wait_step(&iter, expedited);
+	}
+}
+
+void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
+{
+	uint64_t next_report = gp_start_ns + (uint64_t)(orcu__g.stall_ms > 0 ? orcu__g.stall_ms : 0) * 1000000ull;
+	unsigned long want_q;
+
+	/* Updates made before this GP are visible to any reader whose
+	 * section starts after this barrier; readers' earlier ctr stores are
+	 * visible to our scans.  Pairs with orcu__mb_slave() in the read side. */
+	orcu__membarrier_master();
+
+	/* qsbr: readers must announce a counter value newer than this point. */
+	want_q = orcu__fetch_add_seq_cst(&qsbr_ctr, 2) + 2;
+
+	/* memb: flip, wait; flip, wait.  seq_cst store orders the flip
+	 * before our scan loads. */
+	orcu__store_seq_cst(&orcu__gp_ctr, orcu__load_relaxed(&orcu__gp_ctr) ^ ORCU__PHASE);
+	wait_phase(0, expedited, gp_start_ns, &next_report, want_q);
+	orcu__fence_seq_cst();
+	orcu__store_seq_cst(&orcu__gp_ctr, orcu__load_relaxed(&orcu__gp_ctr) ^ ORCU__PHASE);
+	wait_phase(1, expedited, gp_start_ns, &next_report, want_q);
+
+	/* Readers' section reads complete before we report the GP over.
+	 * Pairs with orcu__mb_slave() before the unlock store. */
+	orcu__membarrier_master();
+}

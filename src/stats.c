@@ -1,0 +1,81 @@
+/*
+ * stats.c - orcu_get_stats() and orcu_slot_pending(): a snapshot summed
+ * from the relaxed counters the other modules keep (orcu__cnt and the
+ * per-slot counters).  Reads only; never blocks the engine.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define LOAD(field) orcu__load_relaxed(&orcu__cnt.field)
+
+void orcu_get_stats(struct orcu_stats *out)
+{
+	uint64_t invoked = 0, inl = 0;
+	long pending = 0, peak = 0;
+	int online = 0, offl = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (orcu__load_acquire(&orcu__g.initialized)) {
+		for (int i = 0; i < orcu__g.nr_possible; i++) {
+			struct orcu__slot *s = &orcu__g.slots[i];
+			long p = orcu__load_relaxed(&s->n_pending);
+			long pk = orcu__load_relaxed(&s->peak_pending);
+
+			invoked += orcu__load_relaxed(&s->n_invoked);
+			inl += orcu__load_relaxed(&s->n_inline);
+			pending += p;
+			if (pk > peak)
+				peak = pk;
+			online += orcu__load_relaxed(&s->online) != 0;
+			offl += orcu__load_relaxed(&s->offloaded) != 0;
+		}
+		out->slots_possible = (uint64_t)orcu__g.nr_possible;
+	}
+	out->gp_completed = LOAD(gp_completed);
+	out->gp_expedited = LOAD(gp_expedited);
+	out->callbacks_invoked = invoked;
+	out->callbacks_pending = pending > 0 ? (uint64_t)pending : 0;
+	out->callbacks_queued = invoked + out->callbacks_pending;
+	out->callbacks_lazy = LOAD(callbacks_lazy);
+	out->callbacks_inline = inl;
+	out->barriers = LOAD(barriers);
+	out->barriers_run = LOAD(barriers_run);
+	out->gp_wakeups = LOAD(gp_wakeups);
+	out->gp_leader_wakeups = LOAD(gp_leader_wakeups);
+	out->leader_wakeups = LOAD(leader_wakeups);
+	out->enqueue_wakeups = LOAD(enqueue_wakeups);
+	out->takeovers = LOAD(takeovers);
+	out->threads_alive = (uint64_t)orcu__load_relaxed(&orcu__g.threads_alive);
+	out->leaders_alive = (uint64_t)orcu__load_relaxed(&orcu__g.leaders_alive);
+	out->followers_alive = (uint64_t)orcu__load_relaxed(&orcu__g.followers_alive);
+	out->slots_online = (uint64_t)online;
+	out->slots_offloaded = (uint64_t)offl;
+	out->adopted_callbacks = LOAD(adopted);
+	out->qhimark_crossings = LOAD(qhimark_crossings);
+	out->hurried_gps = LOAD(gp_expedited);
+	out->poster_waits = LOAD(poster_waits);
+	out->poster_overruns = LOAD(poster_overruns);
+	out->peak_pending = (uint64_t)peak;
+	out->lazy_flushes = LOAD(lazy_flushes);
+	out->stalls_reported = LOAD(stalls_reported);
+	out->gp_thread_cpu_ns = LOAD(gp_thread_cpu_ns);
+}
+
+long orcu_slot_pending(int cpu)
+{
+	if (!orcu__load_acquire(&orcu__g.initialized) || cpu < 0 ||
+	    cpu >= orcu__g.nr_possible)
+		return -EINVAL;
+	return orcu__load_relaxed(&orcu__g.slots[cpu].n_pending);
+}
+
+void orcu_set_stall_handler(orcu_stall_handler_t handler, void *arg)
+{
+	orcu__stall_arg = arg;
+	orcu__stall_handler = handler;
+}
