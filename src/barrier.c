@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #endif
 #include "internal.h"
+#include "trace.h"
 
 #include <errno.h>
 
@@ -88,6 +89,7 @@ static void barrier_start(void)
 	orcu__store_seq_cst(&barrier_seq, orcu__seq_start(orcu__load_relaxed(&barrier_seq)));
 	orcu__store_relaxed(&barrier_count, 1);
 	orcu__count(barriers_run, 1);
+	orcu__trace1(barrier_start, orcu__load_relaxed(&barrier_seq));
 	adopt_orphans();
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #endif
 #include "internal.h"
+#include "trace.h"
 
 #include <search.h>
 #include <string.h>
@@ -118,6 +119,7 @@ void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, long n,
 	}
 	s->invoking = NULL;
 	r->in_callback--;
+	orcu__trace2(invoked, s->cpu, user);
 	note_invoked(s, since);
 	if (is_inline)
 		orcu__fetch_add_relaxed(&s->n_inline, (uint64_t)user);

@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #endif
 #include "internal.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <time.h>
@@ -91,6 +92,7 @@ static void run_one_gp(unsigned long cur)
 		/* Release: requests read before the start are ordered before it. */
 		orcu__store_release(&orcu__gp_seq, cur);
 	}
+	orcu__trace1(gp_start, cur);
 	orcu__delay(ORCU__DELAY_GP_START);
 	hurry = orcu__xchg_acq_rel(&gp_hurry, 0) != 0;
 	if (hurry)
@@ -103,6 +105,7 @@ static void run_one_gp(unsigned long cur)
 	 * and the leaders: what the readers did is visible to them. */
 	orcu__store_seq_cst(&orcu__gp_seq, cur);
 	orcu__count(gp_completed, 1);
+	orcu__trace2(gp_end, cur, orcu__now_ns() - start);
 
 	orcu__fetch_add_seq_cst(&gp_done_futex, 1);
 	if (orcu__load_seq_cst(&gp_done_waiters)) {

@@ -29,6 +29,7 @@
 #define _GNU_SOURCE
 #endif
 #include "internal.h"
+#include "trace.h"
 
 #include <string.h>
 #include <time.h>
@@ -56,6 +57,7 @@ void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 	orcu__fence_seq_cst();
 	if (orcu__load_relaxed(&l->sleep) && orcu__xchg_seq_cst(&l->sleep, 0)) {
 		orcu__count(enqueue_wakeups, 1);
+		orcu__trace1(leader_wake, l->first);
 		orcu__futex_wake(&l->sleep, 1);
 	}
 	if (force) {
@@ -72,6 +74,7 @@ static void wake_follower(struct orcu__slot *s)
 		orcu__store_seq_cst(&s->follower_sleep, 0);
 		orcu__futex_wake(&s->follower_sleep, 1);
 		orcu__count(leader_wakeups, 1);
+		orcu__trace1(follower_wake, s->cpu);
 	}
 }
 

@@ -90,16 +90,11 @@ void orcu__membarrier_master(void)
 	orcu__fence_seq_cst();
 	if (orcu__load_relaxed(&orcu__has_membarrier) &&
 	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
-		/* Lost it (seccomp after start?): fall back, stay correct.  The
-		 * readers start fencing at their next section; the membarrier we
-		 * could not issue is replaced by a wait in the caller's loop. */
-		orcu__warn("membarrier failed (%s): readers switch to full fences",
-			   strerror(errno));
-		orcu__store_seq_cst(&orcu__has_membarrier, 0);
-		/* Readers already inside a section may not fence yet: a
-		 * synchronize_expedited of the scheduler variety is not
-		 * available, so every running thread is forced through the
-		 * kernel by sched_yield-based waiting in the next scan. */
+		/* Registration succeeded, so this cannot fail short of a
+		 * kernel change under us; readers inside a section rely on
+		 * it and cannot be fenced any other way: stop loudly. */
+		orcu__die("membarrier(PRIVATE_EXPEDITED) failed after registration: %s",
+			  strerror(errno));
 	}
 	orcu__fence_seq_cst();
 }
@@ -294,7 +289,8 @@ void orcu_thread_online(void)
 
 static bool memb_holds(struct reader_rec *rec, unsigned long cur)
 {
-	unsigned long c = orcu__load_relaxed(&rec->r->ctr);
+	/* Acquire pairs with the release store of the outermost unlock. */
+	unsigned long c = orcu__load_acquire(&rec->r->ctr);
 
 	return (c & ORCU__NEST_MASK) && ((c ^ cur) & ORCU__PHASE);
 }
