@@ -94,8 +94,12 @@ static void barrier_start(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		/* Acquire pairs with the release in note_invoked(). */
-		if (!orcu__load_acquire(&s->n_pending))
+		/* Acquire pairs with the release in note_invoked().  A slot
+		 * still without threads here only holds callbacks posted after
+		 * adopt_orphans() ran, which this barrier need not wait for;
+		 * a marker there would never run. */
+		if (!orcu__load_acquire(&s->n_pending) ||
+		    !orcu__load_acquire(&s->attached))
 			continue;
 		pthread_mutex_lock(&s->cb_lock);
 		orcu__slot_splice_new_locked(s, true);

@@ -1,0 +1,133 @@
+#!/bin/sh
+# models/run.sh -- model-check orcu's Promela models with spin.
+#
+# For each model variant and each check: spin -a, compile pan, run it, and
+# print one line.  orcu's models must verify; the historical kernel variants
+# (and the mutants of orcu) must produce a counterexample.  Exit status 0 only
+# if every expectation holds.  Everything generated goes to models/out/.
+#
+# Usage: models/run.sh            (needs spin and a C compiler)
+#        CC=clang models/run.sh
+set -u
+cd "$(dirname "$0")" || exit 2
+MODELS=$(pwd)
+OUT=$MODELS/out
+CC=${CC:-gcc}
+command -v spin >/dev/null 2>&1 || { echo "FAIL: spin not found (apt-get install spin)"; exit 2; }
+rm -rf "$OUT"
+mkdir -p "$OUT"
+fails=0
+start=$(date +%s)
+
+# check MODEL LABEL TAG DEFS KIND EXPECT
+#   KIND:   safety  asserts + invalid end states (no never claim)
+#           assert  asserts only (-E: a hang is not reported here)
+#           ltl:N   the ltl formula N; safety search if N is a [] property
+#           live:N  the ltl formula N; acceptance cycles with weak fairness
+#   EXPECT: verify | cex
+check() {
+	model=$1 label=$2 tag=$3 defs=$4 kind=$5 expect=$6
+	name=${kind%%:*}; claim=${kind#*:}
+	dir=$OUT/$tag/$name
+	mkdir -p "$dir"
+	cp "$MODELS/$model.pml" "$dir/"
+	(
+		cd "$dir" || exit 2
+		# shellcheck disable=SC2086
+		spin $defs -a "$model.pml" >spin.out 2>&1 || exit 3
+		case $name in
+		safety) flags=-DNOCLAIM; run="-m1000000" ;;
+		assert) flags=-DNOCLAIM; run="-E -m1000000" ;;
+		ltl)    flags=-DSAFETY;  run="-m1000000 -N $claim" ;;
+		live)   flags=-DNFAIR=3; run="-a -f -m1000000 -N $claim" ;;
+		esac
+		# shellcheck disable=SC2086
+		$CC -w -O2 $flags -o pan pan.c >cc.out 2>&1 || exit 4
+		# shellcheck disable=SC2086
+		./pan $run >pan.out 2>&1
+		exit 0
+	)
+	rc=$?
+	rel=models/out/$tag/$name
+	what="$model ($label) [$kind]"
+	if [ $rc -ne 0 ]; then
+		echo "FAIL $what: spin/cc failed, see $rel/"
+		fails=$((fails + 1)); return
+	fi
+	pan=$dir/pan.out
+	states=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' "$pan" | head -n 1)
+	secs=$(sed -n 's/^pan: elapsed time \([0-9.e+-]*\) seconds.*/\1/p' "$pan" | head -n 1)
+	stats="${states:-?} states, ${secs:-?}s"
+	if grep -q 'errors: 0' "$pan"; then
+		if grep -qE 'max search depth too small|out of memory|search not completed' "$pan"; then
+			echo "FAIL $what: search incomplete ($stats), see $rel/pan.out"
+			fails=$((fails + 1))
+		elif [ "$expect" = verify ]; then
+			echo "PASS $what: verified ($stats)"
+		else
+			echo "FAIL $what: no counterexample found, expected one ($stats)"
+			fails=$((fails + 1))
+		fi
+		return
+	fi
+	err=$(grep -m1 '^pan:1:' "$pan" | sed 's/^pan:1: //')
+	case $name in
+	ltl|live)
+		depth=$(echo "$err" | sed -n 's/.*(\(at depth [0-9]*\)).*/\1/p')
+		case $err in
+		*acceptance*) err="ltl '$claim' violated (acceptance cycle $depth)" ;;
+		*) err="ltl '$claim' violated ($depth)" ;;
+		esac ;;
+	esac
+	trail=$rel/$model.pml.trail
+	if [ "$expect" = cex ]; then
+		echo "PASS $what: counterexample found as expected: $err (trail: $trail)"
+	else
+		echo "FAIL $what: $err (trail: $trail)"
+		fails=$((fails + 1))
+	fi
+	if [ -f "$dir/$model.pml.trail" ]; then
+		(
+			cd "$dir" || exit 0
+			# shellcheck disable=SC2086
+			spin $defs -t -p -g "$model.pml" >trail.txt 2>&1
+			echo "    | spin $defs -t -p -g $model.pml | tail  (full: $rel/trail.txt)"
+			# the last steps, then the final state: blocked processes,
+			# non-empty queues, and the globals on one line
+			grep -E '^ *[0-9]+:.*\[|CYCLE|Error|trail ends' trail.txt |
+				grep -v 'proc  - ' | tail -n 8 | sed 's/^/    | /'
+			sed -n '/^#processes/,$p' trail.txt | awk '
+				/^#processes/ { next }
+				/queue [0-9]+ \(/ { sub(/^[ \t]+/, ""); if ($NF ~ /\]$/) print "    | final " $0; next }
+				/ = / { sub(/^[ \t]+/, ""); g = g (g ? ", " : "") $0; next }
+				/proc  - |valid end state|processes created/ { next }
+				/proc / { sub(/^ *[0-9]+:[ \t]*/, ""); print "    | stopped at: " $0 }
+				END { print "    | globals: " g }'
+		)
+	fi
+}
+
+LW=leader_wake
+check $LW "orcu"               lw_orcu     ""              safety     verify
+check $LW "orcu"               lw_orcu     ""              ltl:nolost verify
+check $LW "orcu"               lw_orcu     ""              live:live  verify
+check $LW "pre-fix seed 001"   lw_prefix   "-DPREFIX"      ltl:nolost cex
+check $LW "pre-fix seed 001"   lw_prefix   "-DPREFIX"      live:live  cex
+check $LW "mutant: no re-scan" lw_norescan "-DNORESCAN"    ltl:nolost cex
+check $LW "mutant: late publish" lw_late   "-DLATE_PUBLISH" ltl:nolost cex
+
+B=barrier
+check $B "orcu"                    b_orcu    ""           safety    verify
+check $B "orcu"                    b_orcu    ""           live:live verify
+check $B "2014, seed 002 parent"   b_2014    "-DV2014"    assert    verify
+check $B "2014, seed 002 parent"   b_2014    "-DV2014"    live:live cex
+check $B "seed 002 kernel fix"     b_2014fix "-DV2014FIX" live:live cex
+check $B "seed 002 kernel fix"     b_2014fix "-DV2014FIX" assert    cex
+
+end=$(date +%s)
+if [ $fails -eq 0 ]; then
+	echo "ALL PASS ($((end - start))s)"
+	exit 0
+fi
+echo "$fails check(s) FAILED ($((end - start))s)"
+exit 1
