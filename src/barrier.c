@@ -52,10 +52,11 @@ void orcu__barrier_cb(struct orcu_head *h)
 		barrier_finish();
 }
 
-/* Seed 002: callbacks on a slot that has no threads move to one that has. */
+/* Seed 002: callbacks on a slot that has no threads move to one that has.
+ * Caller holds orcu__g.lock. */
 static void adopt_orphans(void)
 {
-	pthread_mutex_lock(&orcu__g.lock);
+	ORCU__ASSERT_HELD(&orcu__g.lock);
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i], *to;
 		struct orcu_head *first, *last;
@@ -76,12 +77,11 @@ static void adopt_orphans(void)
 				   i, n, (void *)(uintptr_t)first->func, to->cpu);
 		}
 		if (n) {
-			orcu__slot_adopt(to, first, last, n);
+			n = orcu__slot_adopt(to, first, last, n);
 			orcu__fetch_sub_release(&s->n_pending, n);
 		}
 		pthread_mutex_unlock(&s->invoke_lock);
 	}
-	pthread_mutex_unlock(&orcu__g.lock);
 }
 
 static void barrier_start(void)
@@ -90,6 +90,13 @@ static void barrier_start(void)
 	orcu__store_relaxed(&barrier_count, 1);
 	orcu__count(barriers_run, 1);
 	orcu__trace1(barrier_start, orcu__load_relaxed(&barrier_seq));
+	/* orcu__g.lock over adoption and the whole entrain pass: hotplug
+	 * (orcu_cpu_offline) moves an inline slot's callbacks to another
+	 * slot; done mid-pass it could move them from a slot not yet visited
+	 * to behind the marker of one already visited, and the barrier would
+	 * end before them (found by orcu-torture --barrier-torture --hotplug
+	 * --toggle-offload). */
+	pthread_mutex_lock(&orcu__g.lock);
 	adopt_orphans();
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
@@ -108,6 +115,7 @@ static void barrier_start(void)
 		pthread_mutex_unlock(&s->cb_lock);
 		orcu__nocb_wake_leader(s->leader, true);
 	}
+	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__delay(ORCU__DELAY_BARRIER);
 	if (orcu__fetch_sub_acq_rel(&barrier_count, 1) == 1)
 		barrier_finish();
@@ -189,4 +197,25 @@ int orcu_drain(long timeout_ms)
 	if (was_online)
 		orcu_thread_online();
 	return ret;
+}
+
+/* fork (init.c): a barrier_lock held by another thread at fork time would
+ * never be released in the child, where only the forking thread exists.
+ * Taken first in fork_prepare (barrier_start takes orcu__g.lock and the
+ * slot locks inside it), so no barrier is half-started across the fork;
+ * markers already entrained are inherited with the lists and still end
+ * that barrier in the child. */
+void orcu__barrier_fork_prepare(void)
+{
+	pthread_mutex_lock(&barrier_lock);
+}
+
+void orcu__barrier_fork_parent(void)
+{
+	pthread_mutex_unlock(&barrier_lock);
+}
+
+void orcu__barrier_fork_child(void)
+{
+	pthread_mutex_unlock(&barrier_lock);
 }

@@ -21,7 +21,8 @@
 
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *pending_set;
-static int check_calls = -1;
+/* -1 until first use; racing first users compute the same value. */
+static _Atomic int check_calls = -1;
 
 static int cmp_ptr(const void *a, const void *b)
 {
@@ -30,16 +31,19 @@ static int cmp_ptr(const void *a, const void *b)
 
 static bool check_calls_enabled(void)
 {
-	if (orcu__unlikely(check_calls < 0)) {
+	int on = orcu__load_relaxed(&check_calls);
+
+	if (orcu__unlikely(on < 0)) {
 #ifdef ORCU_DEBUG
-		check_calls = 1;
+		on = 1;
 #else
 		const char *e = getenv("ORCU_CHECK_CALLS");
 
-		check_calls = e && *e && strcmp(e, "0") != 0;
+		on = e && *e && strcmp(e, "0") != 0;
 #endif
+		orcu__store_relaxed(&check_calls, on);
 	}
-	return check_calls;
+	return on;
 }
 
 static void double_call_check(struct orcu_head *h, const char *call)
@@ -60,11 +64,45 @@ static void double_call_check(struct orcu_head *h, const char *call)
 
 void orcu__double_call_forget(struct orcu_head *h)
 {
-	if (check_calls <= 0)
+	if (orcu__load_relaxed(&check_calls) <= 0)
 		return;
 	pthread_mutex_lock(&pending_lock);
 	tdelete(h, &pending_set, cmp_ptr);
 	pthread_mutex_unlock(&pending_lock);
+}
+
+/* fork (init.c): the double-post set's lock, taken last (a callback may
+ * post, so invoke_lock is held before pending_lock). */
+void orcu__call_fork_prepare(void)
+{
+	pthread_mutex_lock(&pending_lock);
+}
+
+void orcu__call_fork_parent(void)
+{
+	pthread_mutex_unlock(&pending_lock);
+}
+
+void orcu__call_fork_child(void)
+{
+	pthread_mutex_unlock(&pending_lock);
+	if (!orcu__load_relaxed(&orcu__g.initialized))
+		return;
+	/* A poster counts n_pending before its callback is visible; one that
+	 * was between the two when another thread forked left a count with
+	 * no callback, and orcu_drain() would never see zero here.  No
+	 * invocation is in flight (fork_prepare held every invoke_lock):
+	 * recount each slot from what it really holds. */
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+		long lazy = orcu__mpsc_after_fork(&s->lazyq);
+		long n = orcu__mpsc_after_fork(&s->newq) + lazy;
+
+		for (struct orcu_head *h = s->cbl.head; h; h = h->next)
+			n += h->func != orcu__barrier_cb;
+		orcu__store_relaxed(&s->n_lazy, lazy);
+		orcu__store_relaxed(&s->n_pending, n);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -104,10 +142,15 @@ void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, long n,
 		chain = h->next;
 		s->invoking = chain;
 		if (h->func == orcu__barrier_cb) {
+			/* Account for the callbacks ahead of the marker first:
+			 * when the barrier returns, n_pending already excludes
+			 * them (orcu_drain's total_pending() relies on it). */
+			note_invoked(s, since);
+			since = 0;
 			h->func(h);
 			continue;
 		}
-		if (check_calls > 0)
+		if (orcu__load_relaxed(&check_calls) > 0)
 			orcu__double_call_forget(h);
 		h->func(h);
 		user++;
@@ -284,19 +327,27 @@ long orcu__slot_take_all_locked(struct orcu__slot *s, struct orcu_head **first,
 	return n;
 }
 
-/* Queue a chain taken from another slot; n_pending moves with it. */
-void orcu__slot_adopt(struct orcu__slot *to, struct orcu_head *first,
+/* Queue a chain of n taken from another slot; n_pending moves with it.
+ * Returns how many of the n are callbacks (what the source slot's
+ * n_pending loses): barrier markers in the chain move too, to keep their
+ * place behind the callbacks, but n_pending never counted them. */
+long orcu__slot_adopt(struct orcu__slot *to, struct orcu_head *first,
 		      struct orcu_head *last, long n)
 {
+	long user = 0;
+
 	if (!n)
-		return;
-	orcu__fetch_add_relaxed(&to->n_pending, n);
+		return 0;
+	for (struct orcu_head *h = first; h; h = h->next)
+		user += h->func != orcu__barrier_cb;
+	orcu__fetch_add_relaxed(&to->n_pending, user);
 	pthread_mutex_lock(&to->cb_lock);
 	last->next = NULL;
 	orcu__cblist_enqueue_chain(&to->cbl, first, last, n);
 	pthread_mutex_unlock(&to->cb_lock);
-	orcu__count(adopted, (uint64_t)n);
+	orcu__count(adopted, (uint64_t)user);
 	orcu__nocb_wake_leader(to->leader, true);
+	return user;
 }
 
 void orcu__flush_lazy_all(void)

@@ -188,8 +188,13 @@ static struct orcu_head *cut_front(struct orcu__cblist *cbl, long n)
 	struct orcu_head *first = cbl->head;
 	struct orcu_head **endp = &cbl->head;
 
-	for (long i = 0; i < n; i++)
-		endp = &(*endp)->next;
+	/* All of DONE (the offloaded invokers' case): its tail already points
+	 * at the last ->next, so do not walk n cold nodes to find it. */
+	if (n == cbl->len[ORCU__CBL_DONE])
+		endp = cbl->tails[ORCU__CBL_DONE];
+	else
+		for (long i = 0; i < n; i++)
+			endp = &(*endp)->next;
 	cbl->head = *endp;
 	*endp = NULL;
 	for (int s = 0; s < ORCU__CBL_NSEGS; s++)

@@ -209,7 +209,7 @@ int orcu_cpu_offline(int cpu)
 		n = orcu__slot_take_all_locked(s, &first, &last);
 		pthread_mutex_unlock(&s->cb_lock);
 		if (n) {
-			orcu__slot_adopt(to, first, last, n);
+			n = orcu__slot_adopt(to, first, last, n);
 			orcu__fetch_sub_release(&s->n_pending, n);
 		}
 		pthread_mutex_unlock(&s->invoke_lock);

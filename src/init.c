@@ -483,6 +483,8 @@ int orcu_shutdown(void)
 
 static void fork_prepare(void)
 {
+	/* Lock order: barrier_lock, orcu__g.lock, slots, registry, pending. */
+	orcu__barrier_fork_prepare();
 	pthread_mutex_lock(&orcu__g.lock);
 	if (orcu__load_relaxed(&orcu__g.initialized)) {
 		for (int i = 0; i < orcu__g.nr_possible; i++) {
@@ -491,10 +493,12 @@ static void fork_prepare(void)
 		}
 	}
 	orcu__registry_lock();
+	orcu__call_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	orcu__call_fork_parent();
 	orcu__registry_unlock();
 	if (orcu__load_relaxed(&orcu__g.initialized)) {
 		for (int i = orcu__g.nr_possible - 1; i >= 0; i--) {
@@ -503,25 +507,31 @@ static void fork_parent(void)
 		}
 	}
 	pthread_mutex_unlock(&orcu__g.lock);
+	orcu__barrier_fork_parent();
 }
 
 static void fork_child(void)
 {
 	/* Only this thread survives: forget the others, keep every callback;
-	 * the machinery restarts on the next call that needs it. */
+	 * the machinery restarts on the next call that needs it.  This thread
+	 * holds every lock fork_prepare took: release them in reverse order
+	 * (unlocking, not re-initialising a held mutex, which is undefined and
+	 * leaves ThreadSanitizer believing they are still held). */
 	orcu__registry_after_fork_child();
+	orcu__call_fork_child();
 	orcu__registry_unlock();
 	if (orcu__load_relaxed(&orcu__g.initialized)) {
 		for (int i = orcu__g.nr_possible - 1; i >= 0; i--) {
-			pthread_mutex_init(&orcu__g.slots[i].cb_lock, NULL);
-			pthread_mutex_init(&orcu__g.slots[i].invoke_lock, NULL);
+			pthread_mutex_unlock(&orcu__g.slots[i].cb_lock);
+			pthread_mutex_unlock(&orcu__g.slots[i].invoke_lock);
 		}
 		orcu__nocb_after_fork_child();
 	}
 	orcu__gp_after_fork_child();
 	orcu__store_relaxed(&orcu__g.threads_alive, 0);
 	orcu__store_relaxed(&orcu__g.started, 0);
-	pthread_mutex_init(&orcu__g.lock, NULL);
+	pthread_mutex_unlock(&orcu__g.lock);
+	orcu__barrier_fork_child();
 	if (orcu__load_relaxed(&orcu__g.initialized))
 		orcu__ensure_started();
 }

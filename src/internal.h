@@ -53,6 +53,7 @@ void orcu__mpsc_init(struct orcu__mpsc *q);
 /* Returns true if the queue was empty before this push. */
 bool orcu__mpsc_push(struct orcu__mpsc *q, struct orcu_head *h);
 bool orcu__mpsc_empty(struct orcu__mpsc *q);
+long orcu__mpsc_after_fork(struct orcu__mpsc *q);  /* fork child: repair, count */
 /* Takes everything; returns count and the chain [*first..*last]. */
 long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 		     struct orcu_head **last);
@@ -225,9 +226,12 @@ void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, long n, b
 void orcu__inline_poll(void);
 void orcu__flush_lazy_all(void);
 void orcu__double_call_forget(struct orcu_head *h);
+void orcu__call_fork_prepare(void);
+void orcu__call_fork_parent(void);
+void orcu__call_fork_child(void);
 long orcu__slot_take_all_locked(struct orcu__slot *s, struct orcu_head **first,
 				struct orcu_head **last);
-void orcu__slot_adopt(struct orcu__slot *to, struct orcu_head *first,
+long orcu__slot_adopt(struct orcu__slot *to, struct orcu_head *first,
 		      struct orcu_head *last, long n);
 
 /* nocb.c */
@@ -242,6 +246,9 @@ void orcu__nocb_after_fork_child(void);
 void orcu__barrier_cb(struct orcu_head *h);
 void orcu__barrier_internal(void);
 int orcu__barrier_timed(int64_t deadline_ns);
+void orcu__barrier_fork_prepare(void);
+void orcu__barrier_fork_parent(void);
+void orcu__barrier_fork_child(void);
 
 /* debug delay hooks (delay.c): widen race windows under torture */
 enum orcu__delay_point {

@@ -69,3 +69,29 @@ long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 	*last = h;
 	return n;
 }
+
+/*
+ * fork child: only the forking thread exists.  A producer that was caught
+ * between its exchange and its link will never link, and take() would wait
+ * for it forever: cut the queue at the first missing link.  The nodes behind
+ * the gap are unreachable (their posters do not exist in this process).
+ * Returns how many nodes the queue keeps.
+ */
+long orcu__mpsc_after_fork(struct orcu__mpsc *q)
+{
+	struct orcu_head **where = &q->head;
+	struct orcu_head **tail = orcu__load_relaxed(&q->tail);
+	long n = 0;
+
+	while (where != tail) {
+		struct orcu_head *h = __atomic_load_n(where, __ATOMIC_RELAXED);
+
+		if (!h) {
+			orcu__store_relaxed(&q->tail, where);
+			break;
+		}
+		n++;
+		where = &h->next;
+	}
+	return n;
+}

@@ -196,8 +196,7 @@ void orcu__registry_after_fork_child(void)
 		rec->next->prev = rec->prev;
 		free(rec);
 	}
-	pthread_mutex_init(&registry_lock, NULL);
-	pthread_mutex_lock(&registry_lock); /* fork_child unlocks it */
+	/* registry_lock stays held (fork_prepare took it); fork_child unlocks it. */
 }
 
 /* ------------------------------------------------------------------ */

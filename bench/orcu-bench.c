@@ -1,0 +1,626 @@
+/*
+ * orcu-bench.c - orcu side by side with liburcu (memb, qsbr), ck_epoch, a
+ * pthread rwlock and an unsynchronised read, in one run on one machine.
+ * Every figure is the median of --reps runs with min-max; comparisons are
+ * ratios.  This file: main, the read-side scenario and synchronize
+ * latency.  cb.c: callback scenarios.  topo.c: the child-process
+ * scenarios (flood, scale, idle, threads, lazy).
+ */
+#include <orcu.h>
+
+#include "bench.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+struct bobj *bench_gp;
+struct headline hl;
+
+/* ------------------------------------------------------------------ */
+/* Read loops that need no special translation unit */
+
+uint64_t read_orcu_memb(const _Atomic int *stop, long *sink)
+{
+	uint64_t n = 0;
+	long sum = 0;
+
+	if (orcu_register_thread() < 0)
+		abort();
+	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
+		for (int i = 0; i < BENCH_INNER; i++) {
+			struct bobj *p;
+
+			orcu_read_lock();
+			p = orcu_dereference(bench_gp);
+			sum += p->val;
+			orcu_read_unlock();
+		}
+		n += BENCH_INNER;
+	}
+	orcu_unregister_thread();
+	*sink = sum;
+	return n;
+}
+
+static pthread_rwlock_t rwl = PTHREAD_RWLOCK_INITIALIZER;
+
+uint64_t read_rwlock(const _Atomic int *stop, long *sink)
+{
+	uint64_t n = 0;
+	long sum = 0;
+
+	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
+		for (int i = 0; i < BENCH_INNER; i++) {
+			struct bobj *p;
+
+			pthread_rwlock_rdlock(&rwl);
+			p = __atomic_load_n(&bench_gp, __ATOMIC_RELAXED);
+			sum += p->val;
+			pthread_rwlock_unlock(&rwl);
+		}
+		n += BENCH_INNER;
+	}
+	*sink = sum;
+	return n;
+}
+
+uint64_t read_unsync(const _Atomic int *stop, long *sink)
+{
+	uint64_t n = 0;
+	long sum = 0;
+
+	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
+		for (int i = 0; i < BENCH_INNER; i++) {
+			struct bobj *p = __atomic_load_n(&bench_gp, __ATOMIC_RELAXED);
+
+			sum += p->val;
+		}
+		n += BENCH_INNER;
+	}
+	*sink = sum;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Updaters: replace the object, wait for readers the flavor's way, free. */
+
+static struct bobj *new_obj(void)
+{
+	struct bobj *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		abort();
+	o->val = 1;
+	return o;
+}
+
+static void upd_orcu(void)
+{
+	struct bobj *old = orcu_xchg_pointer(&bench_gp, new_obj());
+
+	orcu_synchronize();
+	free(old);
+}
+
+static void upd_urcu_memb(void)
+{
+	struct bobj *old = __atomic_exchange_n(&bench_gp, new_obj(), __ATOMIC_SEQ_CST);
+
+	urcu_m_synchronize();
+	free(old);
+}
+
+static void upd_urcu_qsbr(void)
+{
+	struct bobj *old = __atomic_exchange_n(&bench_gp, new_obj(), __ATOMIC_SEQ_CST);
+
+	urcu_q_synchronize();
+	free(old);
+}
+
+static void upd_ck(void)
+{
+	struct bobj *old = __atomic_exchange_n(&bench_gp, new_obj(), __ATOMIC_SEQ_CST);
+
+	ck_synchronize_rec(ck_thread_rec());
+	free(old);
+}
+
+static void upd_rwlock(void)
+{
+	struct bobj *o = new_obj(), *old;
+
+	pthread_rwlock_wrlock(&rwl);
+	old = bench_gp;
+	__atomic_store_n(&bench_gp, o, __ATOMIC_RELAXED);
+	pthread_rwlock_unlock(&rwl);
+	free(old);
+}
+
+static void upd_unsync(void)
+{
+	/* Nothing can be freed safely: just make the readers' line bounce. */
+	struct bobj *p = __atomic_load_n(&bench_gp, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&p->val, p->val + 1, __ATOMIC_RELAXED);
+}
+
+struct flavor {
+	const char *name;
+	read_loop_fn loop;
+	void (*update)(void);
+};
+
+static const struct flavor flavors[] = {
+	{ "orcu-memb", read_orcu_memb, upd_orcu },
+	{ "orcu-qsbr", read_orcu_qsbr, upd_orcu },
+	{ "urcu-memb", read_urcu_memb, upd_urcu_memb },
+	{ "urcu-qsbr", read_urcu_qsbr, upd_urcu_qsbr },
+	{ "ck_epoch", read_ck, upd_ck },
+	{ "rwlock", read_rwlock, upd_rwlock },
+	{ "unsync", read_unsync, upd_unsync },
+};
+#define NFLAV ((int)(sizeof(flavors) / sizeof(flavors[0])))
+
+/* ------------------------------------------------------------------ */
+/* One measurement: n readers (and maybe an updater) for opt.ms */
+
+struct rthread {
+	pthread_t tid;
+	read_loop_fn loop;
+	const _Atomic int *stop;
+	uint64_t n, ns;
+	long sink;
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The reader's own CPU time, not wall time: on a shared 2-CPU machine a
+ * reader preempted by someone else's work would otherwise be charged for
+ * it.  Cache-line traffic caused by an updater still shows. */
+static void *reader_main(void *p)
+{
+	struct rthread *r = p;
+	uint64_t t0 = thread_cpu_ns();
+
+	r->n = r->loop(r->stop, &r->sink);
+	r->ns = thread_cpu_ns() - t0;
+	return NULL;
+}
+
+struct uthread {
+	pthread_t tid;
+	void (*update)(void);
+	const _Atomic int *stop;
+	uint64_t n;
+};
+
+#define UPDATE_PERIOD_NS 100000ull  /* one update (publish + wait + free) per 100 us */
+
+static void *updater_main(void *p)
+{
+	struct uthread *u = p;
+
+	while (!atomic_load_explicit(u->stop, memory_order_relaxed)) {
+		u->update();
+		u->n++;
+		sleep_ns(UPDATE_PERIOD_NS);
+	}
+	if (u->update == upd_ck)
+		ck_rec_free(ck_thread_rec());
+	return NULL;
+}
+
+/* Returns reader CPU ns per read-side section; *ups = updates/s. */
+static double read_point(const struct flavor *f, int nreaders, bool updater,
+			 int ms, double *ups)
+{
+	struct rthread r[64];
+	struct uthread u = { 0 };
+	_Atomic int stop = 0, ustop = 0;
+	uint64_t t0, tot_ns = 0, tot_n = 0;
+
+	for (int i = 0; i < nreaders; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].loop = f->loop;
+		r[i].stop = &stop;
+		pthread_create(&r[i].tid, NULL, reader_main, &r[i]);
+	}
+	if (updater) {
+		u.update = f->update;
+		u.stop = &ustop;
+		pthread_create(&u.tid, NULL, updater_main, &u);
+	}
+	t0 = now_ns();
+	sleep_ns((uint64_t)ms * 1000000ull);
+	/* The updater stops first: a qsbr updater waits for readers' QS. */
+	atomic_store(&ustop, 1);
+	if (updater)
+		pthread_join(u.tid, NULL);
+	atomic_store(&stop, 1);
+	for (int i = 0; i < nreaders; i++) {
+		pthread_join(r[i].tid, NULL);
+		tot_ns += r[i].ns;
+		tot_n += r[i].n;
+	}
+	if (ups)
+		*ups = updater ? (double)u.n * 1e9 / (double)(now_ns() - t0) : 0;
+	/* Weighted: a reader that barely ran (machine busy) counts little. */
+	return (double)tot_ns / (double)(tot_n ? tot_n : 1);
+}
+
+static void read_warmup(void)
+{
+	if (!bench_gp)
+		bench_gp = new_obj();
+	ck_init_global();
+	/* Start each library once so no first-use cost lands in a point. */
+	orcu_synchronize();
+	urcu_m_synchronize();
+	urcu_q_synchronize();
+}
+
+int scen_read(int headline)
+{
+	int maxr = opt.nproc < 64 ? opt.nproc : 64;
+	int reps = opt.reps, ms = headline ? 600 : opt.ms;
+	struct jdoc *d = headline ? NULL : jdoc_new("read");
+	FILE *md = headline ? NULL : out_open("read.md");
+	FILE *dat = headline ? NULL : out_open("read.dat");
+	double idle1[NFLAV] = { 0 };
+	char meas[160];
+
+	read_warmup();
+	if (!headline) {
+		jdoc_param(d, "ms_per_point", ms);
+		jdoc_param(d, "qs_every", BENCH_QS_EVERY);
+		jdoc_param(d, "updater_period_us", UPDATE_PERIOD_NS / 1000.0);
+		printf("== read: ns per read-side section (lock, dereference, use, unlock); "
+		       "median of %d x %d ms, [min-max] ==\n", reps, ms);
+		fprintf(md, "## read: ns per read-side critical section\n\n"
+			"Each reader loops lock, dereference, use, unlock (cost = the reader thread's CPU time / sections, so time lost to preemption by other work is not charged); qsbr loops announce a "
+			"quiescent state every %d reads. Updater: one replace + grace period + "
+			"free every ~%llu us. Median of %d runs of %d ms, [min-max].\n\n",
+			BENCH_QS_EVERY, UPDATE_PERIOD_NS / 1000, reps, ms);
+		fprintf(md, "| readers | updater |");
+		for (int f = 0; f < NFLAV; f++)
+			fprintf(md, " %s |", flavors[f].name);
+		fprintf(md, "\n|---|---|");
+		for (int f = 0; f < NFLAV; f++)
+			fprintf(md, "---|");
+		fprintf(md, "\n");
+		fprintf(dat, "# readers");
+		for (int f = 0; f < NFLAV; f++)
+			fprintf(dat, " %s", flavors[f].name);
+		fprintf(dat, "  (idle, then with updater)\n");
+		printf("%-8s %-8s", "readers", "updater");
+		for (int f = 0; f < NFLAV; f++)
+			printf(" %20s", flavors[f].name);
+		printf("\n");
+	}
+	for (int upd = 0; upd <= (headline ? 0 : 1); upd++) {
+		for (int nr = 1; nr <= (headline ? 1 : maxr); nr++) {
+			double med[NFLAV];
+
+			if (!headline) {
+				printf("%-8d %-8s", nr, upd ? "yes" : "no");
+				fprintf(md, "| %d | %s |", nr, upd ? "yes" : "no");
+				fprintf(dat, "%d", nr + (upd ? 1000 : 0));
+			}
+			double v[NFLAV][64], ups[NFLAV][64];
+
+			/* Runs interleave the flavors, so a change in the machine's
+			 * state (other work, frequency) hits every flavor alike. */
+			for (int k = 0; k < reps; k++)
+				for (int f = 0; f < NFLAV; f++)
+					if (!headline || (f != 4 && f != 5))
+						v[f][k] = read_point(&flavors[f], nr, upd, ms,
+								     &ups[f][k]);
+			for (int f = 0; f < NFLAV; f++) {
+				struct summ s, su;
+
+				if (headline && (f == 4 || f == 5))
+					continue;   /* ck and rwlock are not in the headline */
+				s = summarize(v[f], reps);
+				su = summarize(ups[f], reps);
+				med[f] = s.med;
+				if (nr == 1 && !upd)
+					idle1[f] = s.med;
+				if (headline)
+					continue;
+				printf(" %6.2f [%5.2f-%6.2f]", s.med, s.min, s.max);
+				fflush(stdout);
+				fprintf(md, " %.2f [%.2f-%.2f] |", s.med, s.min, s.max);
+				fprintf(dat, " %.3f", s.med);
+				jdoc_row_begin(d);
+				jdoc_str(d, "flavor", flavors[f].name);
+				jdoc_num(d, "readers", nr);
+				jdoc_num(d, "updater", upd);
+				jdoc_summ(d, "ns_per_read", s);
+				if (upd)
+					jdoc_num(d, "updates_per_s", su.med);
+				jdoc_row_end(d);
+			}
+			(void)med;
+			if (!headline) {
+				printf("\n");
+				fprintf(md, "\n");
+				fprintf(dat, "\n");
+			}
+		}
+	}
+	hl.read_orcu_memb = idle1[0];
+	hl.read_orcu_qsbr = idle1[1];
+	hl.read_urcu_memb = idle1[2];
+	hl.read_urcu_qsbr = idle1[3];
+	hl.read_unsync = idle1[6];
+	if (headline)
+		return 0;
+	fprintf(md, "\nRatios (1 reader, idle): orcu-memb / urcu-memb = %.3f; "
+		"orcu-qsbr / unsync = %.3f; orcu-qsbr / urcu-qsbr = %.3f.\n\n",
+		idle1[0] / idle1[2], idle1[1] / idle1[6], idle1[1] / idle1[3]);
+	printf("ratios (1 reader, idle): orcu-memb/urcu-memb %.3f, orcu-qsbr/unsync %.3f, "
+	       "orcu-qsbr/urcu-qsbr %.3f\n\n", idle1[0] / idle1[2], idle1[1] / idle1[6],
+	       idle1[1] / idle1[3]);
+	snprintf(meas, sizeof(meas), "%.3fx (%.2f vs %.2f ns)", idle1[0] / idle1[2],
+		 idle1[0], idle1[2]);
+	target_row("read", "read: orcu memb <= 1.0x liburcu memb (1 reader, idle)", meas,
+		   idle1[0] <= idle1[2] * 1.0);
+	snprintf(meas, sizeof(meas), "%.3fx (%.2f vs %.2f ns)", idle1[1] / idle1[6],
+		 idle1[1], idle1[6]);
+	target_row("read", "read: orcu qsbr <= 1.05x unsynchronised (1 reader, idle)", meas,
+		   idle1[1] <= idle1[6] * 1.05);
+	jdoc_write(d);
+	fclose(md);
+	fclose(dat);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* sync: grace-period latency as seen by the caller */
+
+enum { SYNC_ORCU, SYNC_ORCU_EXP, SYNC_URCU };
+static const char *const sync_names[] = { "orcu_synchronize", "orcu_synchronize_expedited",
+					  "urcu_memb_synchronize_rcu" };
+
+int scen_sync(void)
+{
+	struct jdoc *d = jdoc_new("sync");
+	FILE *md = out_open("sync.md");
+	double p50s[2][3] = { { 0 } };
+
+	read_warmup();
+	printf("== sync: grace-period latency seen by the caller (us), pooled over %d runs ==\n",
+	       opt.reps);
+	printf("%-28s %-8s %10s %10s %10s %18s\n", "call", "readers", "samples", "p50", "p99",
+	       "p50 per run");
+	fprintf(md, "## sync: synchronize latency (us)\n\nReaders of the same library read "
+		"continuously. p50/p99 pooled over %d runs; p50 per run as median [min-max].\n\n"
+		"| call | readers | samples | p50 | p99 | p50 per run |\n|---|---|---|---|---|---|\n",
+		opt.reps);
+	for (int rd = 0; rd < 2; rd++) {
+		int nr = rd ? opt.nproc : 0;
+
+		for (int c = 0; c < 3; c++) {
+			static double all[20000];
+			double run50[64];
+			size_t n = 0;
+			struct summ s;
+
+			for (int k = 0; k < opt.reps; k++) {
+				struct rthread r[64];
+				_Atomic int stop = 0;
+				uint64_t end;
+				size_t first = n;
+
+				for (int i = 0; i < nr; i++) {
+					memset(&r[i], 0, sizeof(r[i]));
+					r[i].loop = c == SYNC_URCU ? read_urcu_memb : read_orcu_memb;
+					r[i].stop = &stop;
+					pthread_create(&r[i].tid, NULL, reader_main, &r[i]);
+				}
+				sleep_ns(20000000);
+				end = now_ns() + (uint64_t)opt.ms * 1000000ull;
+				while (now_ns() < end && n - first < 1000 && n < 20000) {
+					uint64_t t0 = now_ns();
+
+					if (c == SYNC_ORCU)
+						orcu_synchronize();
+					else if (c == SYNC_ORCU_EXP)
+						orcu_synchronize_expedited();
+					else
+						urcu_m_synchronize();
+					all[n++] = (double)(now_ns() - t0) / 1000.0;
+				}
+				atomic_store(&stop, 1);
+				for (int i = 0; i < nr; i++)
+					pthread_join(r[i].tid, NULL);
+				run50[k] = percentile(all + first, n - first, 0.5);
+			}
+			s = summarize(run50, opt.reps);
+			{
+				double p50 = percentile(all, n, 0.5), p99 = percentile(all, n, 0.99);
+
+				p50s[rd][c] = p50;
+				printf("%-28s %-8d %10zu %10.1f %10.1f %7.1f [%.1f-%.1f]\n",
+				       sync_names[c], nr, n, p50, p99, s.med, s.min, s.max);
+				fprintf(md, "| %s | %d | %zu | %.1f | %.1f | %.1f [%.1f-%.1f] |\n",
+					sync_names[c], nr, n, p50, p99, s.med, s.min, s.max);
+				jdoc_row_begin(d);
+				jdoc_str(d, "call", sync_names[c]);
+				jdoc_num(d, "readers", nr);
+				jdoc_num(d, "samples", (double)n);
+				jdoc_num(d, "p50_us", p50);
+				jdoc_num(d, "p99_us", p99);
+				jdoc_summ(d, "p50_per_run_us", s);
+				jdoc_row_end(d);
+			}
+		}
+	}
+	fprintf(md, "\nRatios of p50 to liburcu: 0 readers: sync %.2f, expedited %.2f; "
+		"%d readers: sync %.2f, expedited %.2f.\n\n",
+		p50s[0][0] / p50s[0][2], p50s[0][1] / p50s[0][2], opt.nproc,
+		p50s[1][0] / p50s[1][2], p50s[1][1] / p50s[1][2]);
+	printf("\n");
+	jdoc_write(d);
+	fclose(md);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int headline(void)
+{
+	uint64_t t0 = now_ns();
+
+	opt.quick = 1;
+	printf("(ratios: lower is better for orcu; same run, same machine, %d CPUs)\n",
+	       opt.nproc);
+	fflush(stdout);
+	scen_read(1);
+	printf("read side, 1 reader, ns/read: orcu-memb %.2f  urcu-memb %.2f  -> %.2fx\n",
+	       hl.read_orcu_memb, hl.read_urcu_memb, hl.read_orcu_memb / hl.read_urcu_memb);
+	printf("                              orcu-qsbr %.2f  urcu-qsbr %.2f  unsync %.2f"
+	       "  -> %.2fx unsync, %.2fx urcu-qsbr\n",
+	       hl.read_orcu_qsbr, hl.read_urcu_qsbr, hl.read_unsync,
+	       hl.read_orcu_qsbr / hl.read_unsync, hl.read_orcu_qsbr / hl.read_urcu_qsbr);
+	fflush(stdout);
+	scen_enqueue(1);
+	printf("enqueue, ns/call:             orcu_call %.1f  urcu call_rcu %.1f  -> %.2fx\n",
+	       hl.enq_orcu, hl.enq_urcu, hl.enq_orcu / hl.enq_urcu);
+	fflush(stdout);
+	scen_latency(1);
+	printf("post-to-invoke p50, us:       orcu %.0f  urcu %.0f  -> %.3fx\n",
+	       hl.lat_orcu_p50, hl.lat_urcu_p50, hl.lat_orcu_p50 / hl.lat_urcu_p50);
+	fflush(stdout);
+	scen_barrier(1);
+	printf("idle barrier, us:             orcu_barrier %.2f  urcu rcu_barrier %.0f  -> %.5fx\n",
+	       hl.bar_orcu, hl.bar_urcu, hl.bar_orcu / hl.bar_urcu);
+	printf("(headline took %.1f s; full tables: make bench -> docs/PERFORMANCE.md)\n",
+	       (double)(now_ns() - t0) / 1e9);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: orcu-bench [--reps N] [--ms N] [--seconds N] [--out DIR] <scenario>...\n"
+		"scenarios: read sync enqueue throughput latency barrier flood scale\n"
+		"           scale-report idle threads lazy all headline\n"
+		"Each scenario prints a table and writes DIR/<scenario>.json (default\n"
+		"DIR bench/results), a markdown table and target rows.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *name; int (*fn)(void); } scen[] = {
+		{ "read", NULL }, { "sync", scen_sync }, { "enqueue", NULL },
+		{ "throughput", scen_throughput }, { "latency", NULL },
+		{ "barrier", NULL }, { "flood", scen_flood }, { "scale", scen_scale },
+		{ "idle", scen_idle }, { "threads", scen_threads }, { "lazy", scen_lazy },
+	};
+	int i, ran = 0;
+
+	opt.self = "/proc/self/exe";
+	{
+		static char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n > 0) {
+			self[n] = 0;
+			opt.self = self;
+		}
+	}
+	opt.nproc = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (opt.nproc < 1)
+		opt.nproc = 1;
+	/* Sleeps of 100 us must mean 100 us, not 100 us + 50 us slack. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	/* Our threads inherit this name: "orcu-bench" would pass for a
+	 * library thread (orcu-*) in the thread and wake-up counts. */
+	prctl(PR_SET_NAME, (unsigned long)"obench", 0, 0, 0);
+
+	if (argc > 1 && argv[1][0] == '_' && argv[1][1] == '_') {
+		if (!strcmp(argv[1], "__flood"))
+			return child_flood(argc, argv);
+		if (!strcmp(argv[1], "__scale"))
+			return child_scale(argc, argv);
+		if (!strcmp(argv[1], "__idle"))
+			return child_idle(argc, argv);
+		if (!strcmp(argv[1], "__threads"))
+			return child_threads(argc, argv);
+		if (!strcmp(argv[1], "__lazy"))
+			return child_lazy(argc, argv);
+		return 2;
+	}
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+			opt.reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--ms") && i + 1 < argc)
+			opt.ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			opt.seconds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+			opt.outdir = argv[++i];
+		else {
+			usage();
+			return 2;
+		}
+	}
+	if (opt.reps < 1 || opt.reps > 64)
+		opt.reps = 5;
+	if (opt.ms < 10)
+		opt.ms = 10;
+	if (opt.seconds < 1)
+		opt.seconds = 1;
+	if (i >= argc) {
+		usage();
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (; i < argc; i++) {
+		const char *s = argv[i];
+		bool all = !strcmp(s, "all");
+		bool found = false;
+
+		if (!strcmp(s, "headline"))
+			return headline();
+		if (!strcmp(s, "scale-report")) {
+			scen_scale_report();
+			ran++;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(scen) / sizeof(scen[0]); k++) {
+			if (!all && strcmp(s, scen[k].name))
+				continue;
+			found = true;
+			fflush(stdout);
+			if (!strcmp(scen[k].name, "read"))
+				scen_read(0);
+			else if (!strcmp(scen[k].name, "enqueue"))
+				scen_enqueue(0);
+			else if (!strcmp(scen[k].name, "latency"))
+				scen_latency(0);
+			else if (!strcmp(scen[k].name, "barrier"))
+				scen_barrier(0);
+			else
+				scen[k].fn();
+			ran++;
+		}
+		if (!found) {
+			fprintf(stderr, "orcu-bench: unknown scenario %s\n", s);
+			usage();
+			return 2;
+		}
+	}
+	return ran ? 0 : 2;
+}

@@ -1,0 +1,130 @@
+/*
+ * test_early_slot - DESIGN 5.1, seed 001: early callbacks are never lost.
+ * Callbacks are posted from a constructor (before main, before any
+ * orcu_init) on a slot that is possible but not online, so neither its
+ * follower nor its group's leader exists.  They must be kept, not run, and
+ * not spawn threads; once orcu_cpu_online() brings the slot up, the newly
+ * spawned leader must find and run them on its own first scan (no barrier,
+ * no further post, no other wake).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <orcu.h>
+#include <orcu/debug.h>
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "check.h"
+
+#define EARLY_SLOT 5
+#define N_EARLY 100
+#define N_ONLINE 20
+
+static struct orcu_head early[N_EARLY], online_heads[N_ONLINE];
+static atomic_int early_invoked, online_invoked;
+static atomic_int early_twice;
+static int early_seen[N_EARLY];
+
+static void early_cb(struct orcu_head *h)
+{
+	int i = (int)(h - early);
+
+	if (early_seen[i]++)
+		atomic_fetch_add(&early_twice, 1);
+	atomic_fetch_add(&early_invoked, 1);
+}
+
+static void online_cb(struct orcu_head *h)
+{
+	(void)h;
+	atomic_fetch_add(&online_invoked, 1);
+}
+
+__attribute__((constructor)) static void post_early(void)
+{
+	/* Before main: the first orcu call of the process happens here. */
+	setenv("ORCU_CPUS", "possible=8,online=0-1", 1);
+	unsetenv("ORCU_NOCBS");            /* default: all offloaded */
+	unsetenv("ORCU_NOCB_STRIDE");      /* default sqrt(8) = 2: groups of 2 */
+	if (orcu_thread_bind_cpu(EARLY_SLOT) != 0)
+		abort();
+	for (int i = 0; i < N_EARLY; i++)
+		orcu_call(&early[i], early_cb);
+	orcu_thread_bind_cpu(-1);
+}
+
+/* Does a library thread with exactly this name exist? */
+static int has_thread(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int found = 0;
+
+	CHECK(d != NULL);
+	while ((e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			if (strcmp(comm, name) == 0)
+				found = 1;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+int main(void)
+{
+	struct orcu_stats st;
+
+	/* The machinery for the online slots runs; slot 5 has nothing. */
+	CHECK_EQ(orcu_current_cpu() >= 0, 1);
+	CHECK_EQ(orcu_slot_pending(EARLY_SLOT), N_EARLY);
+	CHECK_WAIT_UNTIL(has_thread("orcu-oc/0") && has_thread("orcu-oc/1"), 10);
+	CHECK(!has_thread("orcu-oc/5"));
+	CHECK(!has_thread("orcu-og/4"));    /* slot 5's group leader */
+	orcu_get_stats(&st);
+	CHECK_EQ(st.slots_online, 2);
+	/* gp + og/0 + oc/0 + oc/1: nothing for the offline groups. */
+	CHECK_LE(orcu_debug_thread_count(), 4);
+
+	/* Online slots work normally meanwhile, and grace periods pass... */
+	orcu_thread_bind_cpu(0);
+	for (int i = 0; i < N_ONLINE; i++)
+		orcu_call(&online_heads[i], online_cb);
+	orcu_thread_bind_cpu(-1);
+	CHECK_WAIT_UNTIL(atomic_load(&online_invoked) == N_ONLINE, 10);
+	orcu_synchronize();
+	orcu_synchronize();
+	/* ...but the early callbacks wait for their slot: not run, not lost. */
+	CHECK_EQ(atomic_load(&early_invoked), 0);
+	CHECK_EQ(orcu_slot_pending(EARLY_SLOT), N_EARLY);
+	CHECK(!has_thread("orcu-oc/5"));
+
+	/* The slot comes up: its new leader's first scan must find them. */
+	CHECK_EQ(orcu_cpu_online(EARLY_SLOT), 0);
+	/* Threads name themselves as they start: wait for the names. */
+	CHECK_WAIT_UNTIL(has_thread("orcu-oc/5") && has_thread("orcu-og/4"), 10);
+	CHECK_WAIT_UNTIL(atomic_load(&early_invoked) == N_EARLY, 10);
+	CHECK_EQ(atomic_load(&early_twice), 0);
+	CHECK_EQ(orcu_slot_pending(EARLY_SLOT), 0);
+	orcu_get_stats(&st);
+	CHECK_EQ(st.adopted_callbacks, 0);   /* ran on slot 5 itself */
+	CHECK_EQ(st.callbacks_invoked, N_EARLY + N_ONLINE);
+	CHECK_EQ(orcu_shutdown(), 0);
+	CHECK_EQ(orcu_debug_thread_count(), 0);
+	TEST_PASS("early_slot");
+}
