@@ -45,6 +45,12 @@ static void barrier_finish(void)
 	orcu__futex_wake(&barrier_futex, 1 << 30);
 }
 
+/* Someone waits for callbacks: GPs should not wait for a batch window. */
+bool orcu__barrier_in_progress(void)
+{
+	return orcu__seq_in_progress(orcu__load_relaxed(&barrier_seq));
+}
+
 void orcu__barrier_cb(struct orcu_head *h)
 {
 	(void)h;

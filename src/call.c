@@ -175,7 +175,8 @@ void orcu__inline_poll(void)
 	struct orcu_head *chain;
 	long n;
 
-	if (!orcu__load_acquire(&orcu__g.started))
+	if (orcu__likely(!orcu__load_relaxed(&orcu__g.nr_inline)) ||
+	    !orcu__load_acquire(&orcu__g.started))
 		return;
 	s = orcu__current_slot();
 	if (orcu__likely(!orcu__load_relaxed(&s->inline_ready)))

@@ -57,6 +57,8 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 			slots[i].ever_online = 1;
 		}
 		slots[i].offloaded = orcu__bit_test(nocbs, i);
+		if (!slots[i].offloaded)
+			orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
 	}
 	orcu__g.slots = slots;
 	orcu__g.leaders = leaders;
@@ -92,7 +94,12 @@ void orcu__set_housekeeping_affinity(void)
 /* A slot seen for the first time with a thread running on it comes online. */
 static void mark_seen(struct orcu__slot *s)
 {
-	pthread_mutex_lock(&orcu__g.lock);
+	/* trylock: we may be inside a callback on an inline slot, holding its
+	 * invoke_lock, while hotplug holds orcu__g.lock and wants that
+	 * invoke_lock.  If busy, the slot is marked by a later call; what is
+	 * posted meanwhile stays queued (and a barrier adopts it). */
+	if (pthread_mutex_trylock(&orcu__g.lock))
+		return;
 	if (!orcu__load_relaxed(&s->ever_online)) {
 		orcu__store_release(&s->ever_online, 1);
 		orcu__store_release(&s->online, 1);
@@ -226,6 +233,8 @@ static int set_offload(const char *call, int cpu, int on)
 		return -EINVAL;
 	s = &orcu__g.slots[cpu];
 	pthread_mutex_lock(&s->cb_lock);
+	if (orcu__load_relaxed(&s->offloaded) != on)
+		orcu__fetch_add_relaxed(&orcu__g.nr_inline, on ? -1 : 1);
 	orcu__store_release(&s->offloaded, on);
 	if (on)
 		orcu__store_relaxed(&s->inline_ready, 0);

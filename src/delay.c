@@ -61,7 +61,10 @@ int orcu_debug_thread_count(void)
 		f = fopen(path, "re");
 		if (!f)
 			continue;
-		if (fgets(comm, sizeof(comm), f) && strncmp(comm, "orcu-", 5) == 0)
+		/* Only the library's own names, not a program called orcu-*. */
+		if (fgets(comm, sizeof(comm), f) &&
+		    (strncmp(comm, "orcu-gp", 7) == 0 || strncmp(comm, "orcu-og/", 8) == 0 ||
+		     strncmp(comm, "orcu-oc/", 8) == 0))
 			n++;
 		fclose(f);
 	}

@@ -27,10 +27,12 @@
 #include <time.h>
 
 _Atomic unsigned long orcu__gp_seq;
-static _Atomic unsigned long gp_needed;
+static _Atomic unsigned long gp_needed;     /* latest target anyone asked for */
+static _Atomic unsigned long gp_needed_now; /* latest target asked for NOW/HURRY */
 static _Atomic int gp_hurry;
 static _Atomic uint32_t gp_futex;         /* requesters bump to wake the GP thread */
-static _Atomic int gp_sleeping;           /* GP thread sets; requesters read */
+static _Atomic int gp_sleeping;           /* GP thread sets (2: batching); requesters read */
+static uint64_t gp_last_end_ns;           /* GP thread only */
 static _Atomic uint32_t gp_done_futex;    /* GP thread bumps at every GP end */
 static _Atomic int gp_done_waiters;       /* synchronize callers blocked */
 static _Atomic int gp_stop;
@@ -44,28 +46,39 @@ ORCU_API void orcu_debug_set_busted(int busted)
 	orcu__store_seq_cst(&gp_busted, busted ? 1 : 0);
 }
 
-static void wake_gp_thread(void)
+static void wake_gp_thread(bool batch)
 {
+	int sleeping;
+
 	/* Pairs with the fence after gp_sleeping = 1 in gp_thread_main(). */
 	orcu__fence_seq_cst();
-	if (orcu__load_relaxed(&gp_sleeping)) {
+	sleeping = orcu__load_relaxed(&gp_sleeping);
+	/* A batching GP thread wakes by itself for batchable work. */
+	if (sleeping && !(batch && sleeping == 2)) {
 		orcu__fetch_add_release(&gp_futex, 1);
 		orcu__futex_wake(&gp_futex, 1);
 	}
 }
 
-void orcu__gp_request(unsigned long target, bool hurry)
+static void raise_target(_Atomic unsigned long *needed, unsigned long target)
 {
-	unsigned long need = orcu__load_acquire(&gp_needed);
+	unsigned long need = orcu__load_acquire(needed);
 
 	while (orcu__seq_lt(need, target) &&
-	       !orcu__cas_acq_rel(&gp_needed, &need, target))
+	       !orcu__cas_acq_rel(needed, &need, target))
 		;
-	if (hurry)
+}
+
+void orcu__gp_request(unsigned long target, enum orcu__gp_how how)
+{
+	raise_target(&gp_needed, target);
+	if (how != ORCU__GP_BATCH)
+		raise_target(&gp_needed_now, target);
+	if (how == ORCU__GP_HURRY)
 		orcu__store_relaxed(&gp_hurry, 1);
 	if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), target))
 		return;
-	wake_gp_thread();
+	wake_gp_thread(how == ORCU__GP_BATCH);
 }
 
 void orcu__gp_wait(unsigned long target)
@@ -113,6 +126,21 @@ static void run_one_gp(unsigned long cur)
 		orcu__count(gp_wakeups, 1);
 	}
 	orcu__nocb_gp_done(cur);
+	gp_last_end_ns = orcu__now_ns();
+}
+
+/* Callback-only demand may wait for the batching window to close. */
+static int64_t batch_wait_ns(unsigned long cur)
+{
+	uint64_t window = (uint64_t)orcu__g.gp_batch_us * 1000, now;
+
+	if (!window || orcu__seq_lt(cur, orcu__load_acquire(&gp_needed_now)) ||
+	    orcu__load_relaxed(&gp_hurry) || orcu__barrier_in_progress())
+		return 0;
+	now = orcu__now_ns();
+	if (now >= gp_last_end_ns + window)
+		return 0;
+	return (int64_t)(gp_last_end_ns + window - now);
 }
 
 static void *gp_thread_main(void *arg)
@@ -122,10 +150,12 @@ static void *gp_thread_main(void *arg)
 	(void)arg;
 	for (;;) {
 		unsigned long cur = orcu__load_acquire(&orcu__gp_seq);
+		int64_t batch = 0;
 		uint32_t v;
 
 		if (orcu__seq_in_progress(cur) ||
-		    orcu__seq_lt(cur, orcu__load_acquire(&gp_needed))) {
+		    (orcu__seq_lt(cur, orcu__load_acquire(&gp_needed)) &&
+		     (batch = batch_wait_ns(cur)) == 0)) {
 			run_one_gp(cur);
 			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
 			orcu__store_relaxed(&orcu__cnt.gp_thread_cpu_ns,
@@ -135,15 +165,16 @@ static void *gp_thread_main(void *arg)
 		if (orcu__load_acquire(&gp_stop))
 			break;
 		v = orcu__load_acquire(&gp_futex);
-		orcu__store_relaxed(&gp_sleeping, 1);
+		orcu__store_relaxed(&gp_sleeping, batch ? 2 : 1);
 		/* Pairs with the fence in wake_gp_thread(). */
 		orcu__fence_seq_cst();
-		if (orcu__seq_lt(cur, orcu__load_acquire(&gp_needed)) ||
+		if ((!batch && orcu__seq_lt(cur, orcu__load_acquire(&gp_needed))) ||
+		    orcu__seq_lt(cur, orcu__load_acquire(&gp_needed_now)) ||
 		    orcu__load_acquire(&gp_stop)) {
 			orcu__store_relaxed(&gp_sleeping, 0);
 			continue;
 		}
-		orcu__futex_wait(&gp_futex, v, -1);
+		orcu__futex_wait(&gp_futex, v, batch ? batch : -1);
 		orcu__store_relaxed(&gp_sleeping, 0);
 	}
 	return NULL;
@@ -165,7 +196,7 @@ void orcu__gp_stop_thread(void)
 		return;
 	orcu__store_seq_cst(&gp_stop, 1);
 	orcu__store_relaxed(&gp_sleeping, 1);
-	wake_gp_thread();
+	wake_gp_thread(false);
 	pthread_join(gp_tid, NULL);
 	gp_running = 0;
 }
@@ -211,7 +242,7 @@ static void wait_for(unsigned long target, bool hurry)
 
 	orcu__ensure_started();
 	was_online = orcu__qsbr_offline_for_wait();
-	orcu__gp_request(target, hurry);
+	orcu__gp_request(target, hurry ? ORCU__GP_HURRY : ORCU__GP_NOW);
 	orcu__gp_wait(target);
 	if (was_online)
 		orcu_thread_online();
@@ -241,7 +272,7 @@ unsigned long orcu_start_poll(void)
 	unsigned long cookie = orcu_get_state();
 
 	orcu__ensure_started();
-	orcu__gp_request(cookie, false);
+	orcu__gp_request(cookie, ORCU__GP_NOW);
 	return cookie;
 }
 

@@ -172,7 +172,7 @@ struct conf {
 	uint64_t *nocbs;        /* [nr_possible] */
 	uint64_t *housekeeping; /* [CPU_SETSIZE] real CPUs, or NULL */
 	long stride, poll, qhimark, qlowmark, qmax, lazy_ms, lazy_max,
-		stall_ms, takeover_ms, batch;
+		stall_ms, takeover_ms, batch, gp_batch_us;
 };
 
 static void conf_free(struct conf *c)
@@ -346,7 +346,7 @@ static int conf_build(const struct orcu_config *cfg, struct conf *c)
 			&c->qhimark, true)) < 0 ||
 	    (ret = knob("ORCU_QLOWMARK", cfg->qlowmark, 1, LONG_MAX / 4, 100,
 			&c->qlowmark, true)) < 0 ||
-	    (ret = knob("ORCU_QMAX", cfg->qmax, 2, LONG_MAX / 4, 200000,
+	    (ret = knob("ORCU_QMAX", cfg->qmax, 2, LONG_MAX / 4, 40000,
 			&c->qmax, true)) < 0 ||
 	    (ret = knob("ORCU_LAZY_MS", cfg->lazy_ms, 1, 3600000, 1000,
 			&c->lazy_ms, true)) < 0 ||
@@ -357,7 +357,9 @@ static int conf_build(const struct orcu_config *cfg, struct conf *c)
 	    (ret = knob("ORCU_INLINE_TAKEOVER_MS", cfg->inline_takeover_ms, 1,
 			60000, 5, &c->takeover_ms, true)) < 0 ||
 	    (ret = knob("ORCU_INLINE_BATCH", cfg->inline_batch, 1, 1000000, 16,
-			&c->batch, true)) < 0)
+			&c->batch, true)) < 0 ||
+	    (ret = knob("ORCU_GP_BATCH_US", 0, 0, 1000000, 250,
+			&c->gp_batch_us, true)) < 0)
 		goto fail;
 	if (c->stall_ms == 0)
 		c->stall_ms = -1;
@@ -394,6 +396,7 @@ static int apply_conf(struct conf *c)
 	orcu__g.stall_ms = c->stall_ms;
 	orcu__g.inline_takeover_ms = c->takeover_ms;
 	orcu__g.inline_batch = (int)c->batch;
+	orcu__g.gp_batch_us = c->gp_batch_us;
 	free(orcu__g.housekeeping);
 	orcu__g.housekeeping = c->housekeeping;
 	orcu__g.housekeeping_nbits = CPU_SETSIZE;

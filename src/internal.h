@@ -141,6 +141,7 @@ struct orcu__global {
 	long lazy_ms, lazy_max;
 	long stall_ms;
 	long inline_takeover_ms;
+	long gp_batch_us;
 	int inline_batch;
 	uint64_t *housekeeping;        /* bitmap over real CPUs or NULL */
 	int housekeeping_nbits;
@@ -148,6 +149,7 @@ struct orcu__global {
 	struct orcu__slot *slots;      /* [nr_possible] */
 	struct orcu__leader *leaders;  /* [nr_groups] */
 
+	_Atomic int nr_inline;         /* slots not offloaded: 0 skips inline polls */
 	_Atomic int threads_alive;
 	_Atomic int leaders_alive;
 	_Atomic int followers_alive;
@@ -205,7 +207,11 @@ void orcu__membarrier_master(void);
 
 /* gp.c */
 extern _Atomic unsigned long orcu__gp_seq;
-void orcu__gp_request(unsigned long target, bool hurry);
+/* How soon a requested GP must start: BATCH lets callback-only demand
+ * wait up to ORCU_GP_BATCH_US after the previous GP so one GP serves more
+ * callbacks; NOW is for waiters; HURRY also expedites the reader wait. */
+enum orcu__gp_how { ORCU__GP_BATCH, ORCU__GP_NOW, ORCU__GP_HURRY };
+void orcu__gp_request(unsigned long target, enum orcu__gp_how how);
 void orcu__gp_wait(unsigned long target);   /* blocking, for synchronize */
 void orcu__gp_start_thread(void);
 void orcu__gp_stop_thread(void);
@@ -246,6 +252,7 @@ void orcu__nocb_after_fork_child(void);
 void orcu__barrier_cb(struct orcu_head *h);
 void orcu__barrier_internal(void);
 int orcu__barrier_timed(int64_t deadline_ns);
+bool orcu__barrier_in_progress(void);
 void orcu__barrier_fork_prepare(void);
 void orcu__barrier_fork_parent(void);
 void orcu__barrier_fork_child(void);

@@ -246,7 +246,7 @@ static void *leader_main(void *arg)
 			continue;
 		}
 		if (sc.need_gp) {
-			orcu__gp_request(sc.last, sc.hurry);
+			orcu__gp_request(sc.last, sc.hurry ? ORCU__GP_HURRY : ORCU__GP_BATCH);
 			if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), sc.first))
 				continue;
 			orcu__store_release(&l->gp_wait_seq, sc.first);

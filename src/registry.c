@@ -49,6 +49,7 @@ struct reader_rec {
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct reader_rec registry = { &registry, &registry, NULL, 0, 0, 0 };
+static int nr_memb;             /* memb readers registered; under registry_lock */
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static int membarrier_checked;
@@ -141,6 +142,7 @@ static int do_register(int kind, const char *call)
 		/* Online from the start: pairs with the acquire in wait_readers. */
 		orcu__store_release(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
 	}
+	nr_memb += kind == ORCU__KIND_MEMB;
 	rec->next = &registry;
 	rec->prev = registry.prev;
 	registry.prev->next = rec;
@@ -172,6 +174,7 @@ void orcu_unregister_thread(void)
 	pthread_mutex_lock(&registry_lock);
 	rec->prev->next = rec->next;
 	rec->next->prev = rec->prev;
+	nr_memb -= rec->kind == ORCU__KIND_MEMB;
 	orcu__store_release(&r->qs_seq, 0);
 	r->kind = ORCU__KIND_NONE;
 	r->rec = NULL;
@@ -192,6 +195,7 @@ void orcu__registry_after_fork_child(void)
 			rec->thread = pthread_self();
 			continue;
 		}
+		nr_memb -= rec->kind == ORCU__KIND_MEMB;
 		rec->prev->next = rec->next;
 		rec->next->prev = rec->prev;
 		free(rec);
@@ -253,7 +257,12 @@ void orcu_quiescent_state(void)
 	/* Release: our earlier reads are done before we announce.  Acquire:
 	 * our later reads see what the GP that bumped qsbr_ctr was ordered
 	 * after.  Pairs with the seq_cst increment in wait_readers(). */
-	orcu__store_release(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
+	unsigned long g = orcu__load_acquire(&qsbr_ctr);
+
+	/* Announcing a value already announced is a no-op: skip the store
+	 * (and its cache-line traffic) when no GP has begun since. */
+	if (orcu__load_relaxed(&r->qs_seq) != g)
+		orcu__store_release(&r->qs_seq, g);
 	orcu__inline_poll();
 }
 
@@ -276,9 +285,10 @@ void orcu_thread_online(void)
 
 	if (r->kind == ORCU__KIND_QSBR) {
 		orcu__store_relaxed(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
-		/* Our store must be visible before our next reads: with
-		 * membarrier the GP's barrier orders it; without, fence here. */
-		orcu__mb_slave();
+		/* Our store must be visible before our next reads (store-load
+		 * order): pairs with the seq_cst counter bump in wait_readers().
+		 * A real fence, so qsbr never needs membarrier(). */
+		orcu__fence_seq_cst();
 	}
 	orcu__inline_poll();
 }
@@ -339,7 +349,7 @@ static void stall_report(uint64_t gp_start_ns, unsigned long cur, unsigned long 
 	fputc('\n', stderr);
 }
 
-/* Back off politely: spin briefly, then yield, then sleep up to 1 ms. */
+/* Back off politely: spin briefly, then yield, then sleep up to 100 us. */
 static void wait_step(unsigned *iter, bool expedited)
 {
 	unsigned i = (*iter)++;
@@ -349,7 +359,9 @@ static void wait_step(unsigned *iter, bool expedited)
 	} else if (i < 128 || (expedited && i < 4096)) {
 		sched_yield();
 	} else {
-		long us = expedited ? 20 : (i < 256 ? 50 : 1000);
+		/* Readers' sections are short: poll often enough that a GP ends
+		 * soon after its last reader, rarely enough to cost nothing. */
+		long us = expedited ? 10 : (i < 256 ? 20 : 100);
 		struct timespec ts = { 0, us * 1000 };
 
 		nanosleep(&ts, NULL);
@@ -391,11 +403,23 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 {
 	uint64_t next_report = gp_start_ns + (uint64_t)(orcu__g.stall_ms > 0 ? orcu__g.stall_ms : 0) * 1000000ull;
 	unsigned long want_q;
+	bool memb;
+
+	/* With no memb reader registered there is nobody to force through a
+	 * barrier: a thread that registers later takes registry_lock after
+	 * us, so its sections start after this GP and see what preceded it.
+	 * This keeps GPs cheap for qsbr-only and callback-only programs. */
+	pthread_mutex_lock(&registry_lock);
+	memb = nr_memb > 0;
+	pthread_mutex_unlock(&registry_lock);
 
 	/* Updates made before this GP are visible to any reader whose
 	 * section starts after this barrier; readers' earlier ctr stores are
 	 * visible to our scans.  Pairs with orcu__mb_slave() in the read side. */
-	orcu__membarrier_master();
+	if (memb)
+		orcu__membarrier_master();
+	else
+		orcu__fence_seq_cst();
 
 	/* qsbr: readers must announce a counter value newer than this point. */
 	want_q = orcu__fetch_add_seq_cst(&qsbr_ctr, 2) + 2;
@@ -410,5 +434,8 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 
 	/* Readers' section reads complete before we report the GP over.
 	 * Pairs with orcu__mb_slave() before the unlock store. */
-	orcu__membarrier_master();
+	if (memb)
+		orcu__membarrier_master();
+	else
+		orcu__fence_seq_cst();
 }

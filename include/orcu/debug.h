@@ -20,7 +20,7 @@ ORCU_API void orcu_debug_set_delays(unsigned int max_us);
  * that orcu-torture must report as FAILURE).  0: correct again. */
 ORCU_API void orcu_debug_set_busted(int busted);
 
-/* Count of library threads named orcu-* alive in this process right now. */
+/* Count of library threads (orcu-gp, orcu-og/N, orcu-oc/N) alive right now. */
 ORCU_API int orcu_debug_thread_count(void);
 
 #ifdef __cplusplus

@@ -1,0 +1,247 @@
+/*
+ * test_misuse.c - every misuse that would deadlock or corrupt is caught:
+ * each case runs in a forked child (the parent never touches orcu, so each
+ * child starts from a fresh library) with stderr captured; the child must
+ * die of SIGABRT having written exactly one line "orcu: <call>: ..." that
+ * names the call.  Cases: synchronize (plain, expedited, conditional),
+ * barrier and drain inside a read-side section; synchronize and barrier
+ * inside a callback; read_unlock without lock (registered and not);
+ * the same head posted twice while pending with ORCU_CHECK_CALLS=1;
+ * shutdown inside a section.  And the one non-fatal misuse: orcu_init
+ * after first use returns -EBUSY.
+ */
+#include <orcu.h>
+
+#include "common_pipe.h"
+
+/* Run in the child.  A misuse that is not caught would deadlock: the
+ * alarm turns that into SIGALRM, which the parent reports. */
+static void child_setup(void)
+{
+	signal(SIGALRM, SIG_DFL);
+	alarm((unsigned)check_timeout_s(20));
+}
+
+static int sync_in_section(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_register_thread();
+	orcu_read_lock();
+	orcu_synchronize();
+	return 0;
+}
+
+static int expedited_in_section(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_register_thread();
+	orcu_read_lock();
+	orcu_synchronize_expedited();
+	return 0;
+}
+
+static int cond_sync_in_section(void *a)
+{
+	unsigned long c;
+
+	(void)a;
+	child_setup();
+	orcu_register_thread();
+	c = orcu_get_state();
+	orcu_read_lock();
+	orcu_read_lock();   /* nested still counts */
+	orcu_cond_synchronize(c);
+	return 0;
+}
+
+static int barrier_in_section(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_register_thread();
+	orcu_read_lock();
+	orcu_barrier();
+	return 0;
+}
+
+static int drain_in_section(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_register_thread();
+	orcu_read_lock();
+	orcu_drain(1000);
+	return 0;
+}
+
+static int shutdown_in_section(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_register_thread();
+	orcu_read_lock();
+	orcu_shutdown();
+	return 0;
+}
+
+static void cb_sync(struct orcu_head *h)
+{
+	(void)h;
+	orcu_synchronize();
+}
+
+static void cb_barrier(struct orcu_head *h)
+{
+	(void)h;
+	orcu_barrier();
+}
+
+static struct orcu_head misuse_head;
+
+static int sync_in_callback(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_call(&misuse_head, cb_sync);
+	orcu_barrier();   /* the callback aborts the process meanwhile */
+	return 0;
+}
+
+static int barrier_in_callback(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_call(&misuse_head, cb_barrier);
+	orcu_synchronize();
+	orcu_barrier();
+	return 0;
+}
+
+static int unlock_without_lock(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_register_thread();
+	orcu_read_lock();
+	orcu_read_unlock();
+	orcu_read_unlock();
+	return 0;
+}
+
+static int unlock_unregistered(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_synchronize();
+	orcu_read_unlock();
+	return 0;
+}
+
+static void nop_cb(struct orcu_head *h)
+{
+	(void)h;
+}
+
+static int double_call(void *a)
+{
+	(void)a;
+	child_setup();
+	setenv("ORCU_CHECK_CALLS", "1", 1);
+	orcu_register_thread();
+	/* Inside a section no GP can end: the first post is surely pending. */
+	orcu_read_lock();
+	orcu_call(&misuse_head, nop_cb);
+	orcu_call(&misuse_head, nop_cb);
+	return 0;
+}
+
+/* Control: the same sequence used correctly does not abort. */
+static int double_call_ok(void *a)
+{
+	(void)a;
+	child_setup();
+	setenv("ORCU_CHECK_CALLS", "1", 1);
+	orcu_register_thread();
+	orcu_call(&misuse_head, nop_cb);
+	orcu_barrier();
+	orcu_call(&misuse_head, nop_cb);   /* reposting after it ran: fine */
+	orcu_barrier();
+	orcu_read_lock();
+	orcu_read_unlock();
+	orcu_synchronize();
+	return 0;
+}
+
+static int init_after_use(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_synchronize();
+	if (orcu_init(NULL) != -EBUSY)
+		return 2;
+	struct orcu_config cfg = { .nocb_stride = 1 };
+	if (orcu_init(&cfg) != -EBUSY)
+		return 3;
+	orcu_synchronize();   /* still works */
+	return 0;
+}
+
+static void expect_abort(const char *name, int (*fn)(void *), const char *call)
+{
+	struct child_result r;
+	char want[128];
+
+	run_child(fn, NULL, 30, &r);
+	snprintf(want, sizeof(want), "orcu: %s: ", call);
+	printf("%-22s -> %s", name, r.err);
+	if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT) {
+		fprintf(stderr, "%s: child did not abort (status %#x: %s %d); stderr:\n%s\n",
+			name, r.status, WIFSIGNALED(r.status) ? "signal" : "exit",
+			WIFSIGNALED(r.status) ? WTERMSIG(r.status) : WEXITSTATUS(r.status),
+			r.err);
+		exit(1);
+	}
+	if (r.lines != 1 || strncmp(r.err, want, strlen(want)) != 0) {
+		fprintf(stderr, "%s: expected one line starting \"%s\", got %d line(s):\n%s\n",
+			name, want, r.lines, r.err);
+		exit(1);
+	}
+}
+
+static void expect_ok(const char *name, int (*fn)(void *), int max_lines)
+{
+	struct child_result r;
+
+	run_child(fn, NULL, 30, &r);
+	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0 || r.lines > max_lines) {
+		fprintf(stderr, "%s: expected a clean exit, got status %#x, stderr:\n%s\n",
+			name, r.status, r.err);
+		exit(1);
+	}
+	printf("%-22s -> ok%s%s", name, r.lines ? ", said: " : "\n", r.err);
+}
+
+int main(void)
+{
+	test_watchdog("test_misuse", 120);
+
+	expect_abort("sync in section", sync_in_section, "orcu_synchronize");
+	expect_abort("expedited in section", expedited_in_section,
+		     "orcu_synchronize_expedited");
+	expect_abort("cond_sync in section", cond_sync_in_section,
+		     "orcu_cond_synchronize");
+	expect_abort("barrier in section", barrier_in_section, "orcu_barrier");
+	expect_abort("drain in section", drain_in_section, "orcu_drain");
+	expect_abort("shutdown in section", shutdown_in_section, "orcu_shutdown");
+	expect_abort("sync in callback", sync_in_callback, "orcu_synchronize");
+	expect_abort("barrier in callback", barrier_in_callback, "orcu_barrier");
+	expect_abort("unlock without lock", unlock_without_lock, "orcu_read_unlock");
+	expect_abort("unlock unregistered", unlock_unregistered, "orcu_read_unlock");
+	expect_abort("double orcu_call", double_call, "orcu_call");
+	expect_ok("double_call control", double_call_ok, 0);
+	/* orcu_init after first use: -EBUSY (two warnings), not an abort. */
+	expect_ok("init after use", init_after_use, 2);
+	TEST_PASS("test_misuse");
+}
