@@ -415,7 +415,7 @@ int orcu_init(const struct orcu_config *cfg)
 	pthread_mutex_lock(&orcu__g.lock);
 	if (orcu__load_acquire(&orcu__g.initialized)) {
 		pthread_mutex_unlock(&orcu__g.lock);
-		orcu__warn("orcu_init: already initialised; call it before any other orcu call (or after orcu_shutdown)");
+		orcu__warn("orcu_init: already initialised; call it before any other orcu call");
 		return -EBUSY;
 	}
 	ret = conf_build(cfg, &c);

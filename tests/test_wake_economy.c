@@ -39,7 +39,7 @@ static atomic_int hold, held, released;
 static void cb(struct orcu_head *h)
 {
 	(void)h;
-	atomic_fetch_add_explicit(&invoked, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&invoked, 1, memory_order_release);
 }
 
 static void *holder(void *arg)
