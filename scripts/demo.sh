@@ -7,7 +7,7 @@ echo "== orcu demo: readers, an updater, orcu_call and orcu_barrier =="
 "$B/orcu-demo" 2
 if [ -x "$B/orcu-torture" ]; then
   echo; echo "== short torture run (30 s) =="
-  "$B/orcu-torture" --duration 30 --hotplug --toggle-offload --barrier-torture
+  "$B/orcu-torture" --duration 30 --cpus possible=64,online=0-7 --hotplug --toggle-offload --barrier-torture
 fi
 if [ -x "$B/bench/orcu-bench" ]; then
   echo; echo "== headline comparison (ratios to peers, same run) =="

@@ -358,7 +358,7 @@ static int conf_build(const struct orcu_config *cfg, struct conf *c)
 			60000, 5, &c->takeover_ms, true)) < 0 ||
 	    (ret = knob("ORCU_INLINE_BATCH", cfg->inline_batch, 1, 1000000, 16,
 			&c->batch, true)) < 0 ||
-	    (ret = knob("ORCU_GP_BATCH_US", 0, 0, 1000000, 250,
+	    (ret = knob("ORCU_GP_BATCH_US", 0, 0, 1000000, 200,
 			&c->gp_batch_us, true)) < 0)
 		goto fail;
 	if (c->stall_ms == 0)
