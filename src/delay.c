@@ -43,7 +43,7 @@ void orcu__delay_slow(enum orcu__delay_point p)
 	nanosleep(&ts, NULL);
 }
 
-int orcu_debug_thread_count(void)
+static int scan_tasks(void)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
@@ -69,5 +69,22 @@ int orcu_debug_thread_count(void)
 		fclose(f);
 	}
 	closedir(d);
+	return n;
+}
+
+int orcu_debug_thread_count(void)
+{
+	int n = scan_tasks();
+
+	/* pthread_join() returns when the kernel clears the thread's tid,
+	 * a little before the task leaves /proc/self/task.  Threads the
+	 * library has already joined (threads_alive no longer counts them)
+	 * may still be listed for that moment: let them go, for at most 1 s. */
+	for (int i = 0; i < 1000 && n > orcu__load_relaxed(&orcu__g.threads_alive); i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+		n = scan_tasks();
+	}
 	return n;
 }

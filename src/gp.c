@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #endif
 #include "internal.h"
+#include "orcu/debug.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -40,8 +41,7 @@ static _Atomic int gp_busted;
 static pthread_t gp_tid;
 static int gp_running;
 
-void orcu_debug_set_busted(int busted);
-ORCU_API void orcu_debug_set_busted(int busted)
+void orcu_debug_set_busted(int busted)
 {
 	orcu__store_seq_cst(&gp_busted, busted ? 1 : 0);
 }

@@ -230,13 +230,12 @@ static int real_topology(struct conf *c)
 
 /* One knob: from the config if set there, else from the environment. */
 static int knob(const char *env, long cfgval, long min, long max, long def,
-		long *out, bool from_cfg_only_if_set)
+		long *out)
 {
 	char err[160];
 	const char *s = getenv(env);
 	long v;
 
-	(void)from_cfg_only_if_set;
 	*out = def;
 	if (cfgval) {
 		if (cfgval < min || cfgval > max) {
@@ -340,26 +339,18 @@ static int conf_build(const struct orcu_config *cfg, struct conf *c)
 	if (def_stride < 1)
 		def_stride = 1;
 	if ((ret = knob("ORCU_NOCB_STRIDE", cfg->nocb_stride, 1, c->nr_possible,
-			def_stride, &c->stride, true)) < 0 ||
-	    (ret = knob("ORCU_NOCB_POLL", cfg->nocb_poll, -1, 1, 0, &c->poll, true)) < 0 ||
-	    (ret = knob("ORCU_QHIMARK", cfg->qhimark, 1, LONG_MAX / 4, 10000,
-			&c->qhimark, true)) < 0 ||
-	    (ret = knob("ORCU_QLOWMARK", cfg->qlowmark, 1, LONG_MAX / 4, 100,
-			&c->qlowmark, true)) < 0 ||
-	    (ret = knob("ORCU_QMAX", cfg->qmax, 2, LONG_MAX / 4, 40000,
-			&c->qmax, true)) < 0 ||
-	    (ret = knob("ORCU_LAZY_MS", cfg->lazy_ms, 1, 3600000, 1000,
-			&c->lazy_ms, true)) < 0 ||
-	    (ret = knob("ORCU_LAZY_MAX", cfg->lazy_max, 1, LONG_MAX / 4, 10000,
-			&c->lazy_max, true)) < 0 ||
-	    (ret = knob("ORCU_STALL_MS", cfg->stall_ms, -1, 86400000, 10000,
-			&c->stall_ms, true)) < 0 ||
+			def_stride, &c->stride)) < 0 ||
+	    (ret = knob("ORCU_NOCB_POLL", cfg->nocb_poll, -1, 1, 0, &c->poll)) < 0 ||
+	    (ret = knob("ORCU_QHIMARK", cfg->qhimark, 1, LONG_MAX / 4, 10000, &c->qhimark)) < 0 ||
+	    (ret = knob("ORCU_QLOWMARK", cfg->qlowmark, 1, LONG_MAX / 4, 100, &c->qlowmark)) < 0 ||
+	    (ret = knob("ORCU_QMAX", cfg->qmax, 2, LONG_MAX / 4, 40000, &c->qmax)) < 0 ||
+	    (ret = knob("ORCU_LAZY_MS", cfg->lazy_ms, 1, 3600000, 1000, &c->lazy_ms)) < 0 ||
+	    (ret = knob("ORCU_LAZY_MAX", cfg->lazy_max, 1, LONG_MAX / 4, 10000, &c->lazy_max)) < 0 ||
+	    (ret = knob("ORCU_STALL_MS", cfg->stall_ms, -1, 86400000, 10000, &c->stall_ms)) < 0 ||
 	    (ret = knob("ORCU_INLINE_TAKEOVER_MS", cfg->inline_takeover_ms, 1,
-			60000, 5, &c->takeover_ms, true)) < 0 ||
-	    (ret = knob("ORCU_INLINE_BATCH", cfg->inline_batch, 1, 1000000, 16,
-			&c->batch, true)) < 0 ||
-	    (ret = knob("ORCU_GP_BATCH_US", 0, 0, 1000000, 200,
-			&c->gp_batch_us, true)) < 0)
+			60000, 5, &c->takeover_ms)) < 0 ||
+	    (ret = knob("ORCU_INLINE_BATCH", cfg->inline_batch, 1, 1000000, 16, &c->batch)) < 0 ||
+	    (ret = knob("ORCU_GP_BATCH_US", 0, 0, 1000000, 200, &c->gp_batch_us)) < 0)
 		goto fail;
 	if (c->stall_ms == 0)
 		c->stall_ms = -1;
@@ -399,7 +390,6 @@ static int apply_conf(struct conf *c)
 	orcu__g.gp_batch_us = c->gp_batch_us;
 	free(orcu__g.housekeeping);
 	orcu__g.housekeeping = c->housekeeping;
-	orcu__g.housekeeping_nbits = CPU_SETSIZE;
 	c->housekeeping = NULL;
 	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
 	if (ret == 0)

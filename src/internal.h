@@ -70,7 +70,6 @@ struct orcu__slot {
 	_Atomic long n_pending;     /* posters +1, invokers -1 after invoking */
 	_Atomic long n_lazy;        /* posters +1, whoever splices lazyq resets */
 	_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
-	_Atomic uint64_t n_queued;  /* posters: statistics */
 
 	/* --- set by cpu.c under orcu__g.lock, read by everyone --- */
 	int cpu ORCU__ALIGNED;
@@ -144,7 +143,6 @@ struct orcu__global {
 	long gp_batch_us;
 	int inline_batch;
 	uint64_t *housekeeping;        /* bitmap over real CPUs or NULL */
-	int housekeeping_nbits;
 
 	struct orcu__slot *slots;      /* [nr_possible] */
 	struct orcu__leader *leaders;  /* [nr_groups] */
@@ -250,7 +248,6 @@ void orcu__nocb_after_fork_child(void);
 
 /* barrier.c */
 void orcu__barrier_cb(struct orcu_head *h);
-void orcu__barrier_internal(void);
 int orcu__barrier_timed(int64_t deadline_ns);
 bool orcu__barrier_in_progress(void);
 void orcu__barrier_fork_prepare(void);
