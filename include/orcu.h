@@ -155,7 +155,20 @@ ORCU_API int orcu_shutdown(void);
 /* ------------------------------------------------------------------ */
 /* Pointer publication                                                 */
 
+/*
+ * orcu_dereference: a single load whose address dependency orders the
+ * reads through the pointer on every architecture Linux runs on except
+ * Alpha (as in the kernel's READ_ONCE-based rcu_dereference).  C11's
+ * consume is compiled as acquire, which also forbids the compiler from
+ * overlapping a reader's loop iterations; so it is used only where the
+ * hardware or ThreadSanitizer (which tracks only explicit orders) needs it.
+ */
+#if defined(__alpha__) || defined(__SANITIZE_THREAD__) || \
+	(defined(__has_feature) && __has_feature(thread_sanitizer))
 #define orcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_CONSUME)
+#else
+#define orcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#endif
 #define orcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 #define orcu_xchg_pointer(pp, v) __atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST)
 
