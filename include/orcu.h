@@ -163,8 +163,12 @@ ORCU_API int orcu_shutdown(void);
  * overlapping a reader's loop iterations; so it is used only where the
  * hardware or ThreadSanitizer (which tracks only explicit orders) needs it.
  */
-#if defined(__alpha__) || defined(__SANITIZE_THREAD__) || \
-	(defined(__has_feature) && __has_feature(thread_sanitizer))
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ORCU__TSAN 1
+#endif
+#endif
+#if defined(__alpha__) || defined(__SANITIZE_THREAD__) || defined(ORCU__TSAN)
 #define orcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_CONSUME)
 #else
 #define orcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
