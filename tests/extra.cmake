@@ -7,3 +7,14 @@ include(${CMAKE_CURRENT_SOURCE_DIR}/torture.cmake OPTIONAL)
 if(TARGET test_fork AND ORCU_SANITIZE MATCHES "thread")
   set_property(TEST test_fork APPEND PROPERTY ENVIRONMENT "TSAN_OPTIONS=die_after_fork=0")
 endif()
+
+# The public header must compile cleanly under clang too (the library and
+# the tests are built with gcc): a program outside this tree may use either.
+find_program(ORCU_CLANG clang)
+if(ORCU_CLANG)
+  add_test(NAME header_clang COMMAND ${ORCU_CLANG} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
+    -fsyntax-only -I${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/examples/demo.c)
+  add_test(NAME header_clang_qsbr COMMAND ${ORCU_CLANG} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
+    -DORCU_QSBR -fsyntax-only -I${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/examples/demo.c)
+  set_tests_properties(header_clang header_clang_qsbr PROPERTIES LABELS quick)
+endif()
