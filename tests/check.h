@@ -6,10 +6,12 @@
 #ifndef ORCU_TEST_CHECK_H
 #define ORCU_TEST_CHECK_H
 
+#include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
-#include <sched.h>
 
 #define CHECK(cond) do { \
 	if (!(cond)) { \
@@ -60,6 +62,38 @@ static inline double check_timeout_s(double base)
 		struct timespec _ts = { 0, 1000000 }; \
 		nanosleep(&_ts, NULL); \
 	} } while (0)
+
+/* The names (comm) of this process's threads that start with prefix, into
+ * names[0..max); returns how many there are (possibly more than max). */
+static inline int check_thread_names(const char *prefix, char names[][32], int max)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	CHECK(d != NULL);
+	while ((e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) &&
+		    strncmp(comm, prefix, strlen(prefix)) == 0) {
+			comm[strcspn(comm, "\n")] = '\0';
+			if (n < max)
+				snprintf(names[n], 32, "%s", comm);
+			n++;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
 
 #define TEST_PASS(name) do { printf("PASS %s\n", name); return 0; } while (0)
 

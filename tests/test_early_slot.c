@@ -60,30 +60,13 @@ __attribute__((constructor)) static void post_early(void)
 /* Does a library thread with exactly this name exist? */
 static int has_thread(const char *name)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int found = 0;
+	char names[64][32];
+	int n = check_thread_names(name, names, 64);
 
-	CHECK(d != NULL);
-	while ((e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f)) {
-			comm[strcspn(comm, "\n")] = '\0';
-			if (strcmp(comm, name) == 0)
-				found = 1;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return found;
+	for (int i = 0; i < n && i < 64; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
 }
 
 int main(void)

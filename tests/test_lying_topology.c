@@ -31,31 +31,7 @@ static void cb(struct orcu_head *h)
 /* Collect the comm names of orcu-* threads; returns how many. */
 static int lib_threads(char names[][32], int max)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	CHECK(d != NULL);
-	while ((e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && strncmp(comm, "orcu-", 5) == 0) {
-			comm[strcspn(comm, "\n")] = '\0';
-			if (n < max)
-				snprintf(names[n], 32, "%s", comm);
-			n++;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return n;
+	return check_thread_names("orcu-", names, max);
 }
 
 static bool allowed(const char *name)
