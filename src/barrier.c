@@ -65,7 +65,7 @@ static void adopt_orphans(void)
 	ORCU__ASSERT_HELD(&orcu__g.lock);
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i], *to;
-		struct orcu_head *first, *last;
+		void (*first_func)(struct orcu_head *) = NULL;
 		long n;
 
 		if (!orcu__load_acquire(&s->n_pending) ||
@@ -74,19 +74,11 @@ static void adopt_orphans(void)
 		to = orcu__pick_online_slot(i);
 		if (!to)
 			break;
-		pthread_mutex_lock(&s->invoke_lock);
-		pthread_mutex_lock(&s->cb_lock);
-		n = orcu__slot_take_all_locked(s, &first, &last);
-		pthread_mutex_unlock(&s->cb_lock);
+		n = orcu__slot_move_all(s, to, &first_func);
 		if (n && !atomic_exchange_explicit(&s->adopted_reported, 1, memory_order_relaxed)) {
-			orcu__warn("orcu_barrier: never-onlined CPU %d has %ld callback(s) (first %p); adopting them onto CPU %d",
-				   i, n, (void *)(uintptr_t)first->func, to->cpu);
+			orcu__warn("orcu_barrier: never-onlined CPU %d has %ld callback(s) (first %p); adopted them onto CPU %d",
+				   i, n, (void *)(uintptr_t)first_func, to->cpu);
 		}
-		if (n) {
-			n = orcu__slot_adopt(to, first, last, n);
-			orcu__fetch_sub_release(&s->n_pending, n);
-		}
-		pthread_mutex_unlock(&s->invoke_lock);
 	}
 }
 

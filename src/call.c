@@ -128,19 +128,16 @@ static void note_invoked(struct orcu__slot *s, long n)
 }
 
 /* Invoke a NULL-terminated chain, in order.  Caller holds s->invoke_lock. */
-void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, long n,
-			bool is_inline)
+void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_inline)
 {
 	struct orcu__reader *r = &orcu__reader;
 	long user = 0, since = 0;
 
-	(void)n;
 	r->in_callback++;
 	while (chain) {
 		struct orcu_head *h = chain;
 
 		chain = h->next;
-		s->invoking = chain;
 		if (h->func == orcu__barrier_cb) {
 			/* Account for the callbacks ahead of the marker first:
 			 * when the barrier returns, n_pending already excludes
@@ -160,7 +157,6 @@ void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, long n,
 			since = 0;
 		}
 	}
-	s->invoking = NULL;
 	r->in_callback--;
 	orcu__trace2(invoked, s->cpu, user);
 	note_invoked(s, since);
@@ -173,7 +169,6 @@ void orcu__inline_poll(void)
 {
 	struct orcu__slot *s;
 	struct orcu_head *chain;
-	long n;
 
 	if (orcu__likely(!orcu__load_relaxed(&orcu__g.nr_inline)) ||
 	    !orcu__load_acquire(&orcu__g.started))
@@ -187,11 +182,11 @@ void orcu__inline_poll(void)
 	if (pthread_mutex_trylock(&s->invoke_lock))
 		return;
 	pthread_mutex_lock(&s->cb_lock);
-	n = orcu__cblist_extract_done(&s->cbl, &chain, orcu__g.inline_batch);
+	orcu__cblist_extract_done(&s->cbl, &chain, orcu__g.inline_batch);
 	if (orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
 		orcu__store_relaxed(&s->inline_ready, 0);
 	pthread_mutex_unlock(&s->cb_lock);
-	orcu__invoke_chain(s, chain, n, true);
+	orcu__invoke_chain(s, chain, true);
 	pthread_mutex_unlock(&s->invoke_lock);
 }
 
@@ -312,42 +307,39 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 	return total;
 }
 
-/* Everything not yet being invoked, as one chain.  Caller holds cb_lock. */
-long orcu__slot_take_all_locked(struct orcu__slot *s, struct orcu_head **first,
-				struct orcu_head **last)
+/* Move every callback of `from` not yet being invoked to the end of `to`
+ * (hotplug of an inline slot, adoption of a never-onlined one); n_pending
+ * moves with them.  Barrier markers move too, to keep their place behind
+ * the callbacks, but n_pending never counted them.  Returns the number of
+ * callbacks moved and, in *first_func, the first one's function (for
+ * reports: once moved, the callbacks may run and be freed at any time). */
+long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
+			 void (**first_func)(struct orcu_head *))
 {
-	struct orcu_head *h;
-	long n;
+	struct orcu_head *first, *last = NULL;
+	long n, user = 0;
 
-	orcu__slot_splice_new_locked(s, true);
-	n = orcu__cblist_take_all(&s->cbl, first);
-	*last = NULL;
-	for (h = *first; h; h = h->next)
-		*last = h;
-	orcu__store_relaxed(&s->inline_ready, 0);
-	return n;
-}
-
-/* Queue a chain of n taken from another slot; n_pending moves with it.
- * Returns how many of the n are callbacks (what the source slot's
- * n_pending loses): barrier markers in the chain move too, to keep their
- * place behind the callbacks, but n_pending never counted them. */
-long orcu__slot_adopt(struct orcu__slot *to, struct orcu_head *first,
-		      struct orcu_head *last, long n)
-{
-	long user = 0;
-
-	if (!n)
-		return 0;
-	for (struct orcu_head *h = first; h; h = h->next)
-		user += h->func != orcu__barrier_cb;
-	orcu__fetch_add_relaxed(&to->n_pending, user);
-	pthread_mutex_lock(&to->cb_lock);
-	last->next = NULL;
-	orcu__cblist_enqueue_chain(&to->cbl, first, last, n);
-	pthread_mutex_unlock(&to->cb_lock);
-	orcu__count(adopted, (uint64_t)user);
-	orcu__nocb_wake_leader(to->leader, true);
+	pthread_mutex_lock(&from->invoke_lock);
+	pthread_mutex_lock(&from->cb_lock);
+	orcu__slot_splice_new_locked(from, true);
+	n = orcu__cblist_take_all(&from->cbl, &first);
+	orcu__store_relaxed(&from->inline_ready, 0);
+	pthread_mutex_unlock(&from->cb_lock);
+	if (n) {
+		*first_func = first->func;
+		for (struct orcu_head *h = first; h; h = h->next) {
+			user += h->func != orcu__barrier_cb;
+			last = h;
+		}
+		orcu__fetch_add_relaxed(&to->n_pending, user);
+		pthread_mutex_lock(&to->cb_lock);
+		orcu__cblist_enqueue_chain(&to->cbl, first, last, n);
+		pthread_mutex_unlock(&to->cb_lock);
+		orcu__fetch_sub_release(&from->n_pending, user);
+		orcu__count(adopted, (uint64_t)user);
+		orcu__nocb_wake_leader(to->leader, true);
+	}
+	pthread_mutex_unlock(&from->invoke_lock);
 	return user;
 }
 

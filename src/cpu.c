@@ -188,8 +188,6 @@ int orcu_cpu_online(int cpu)
 int orcu_cpu_offline(int cpu)
 {
 	struct orcu__slot *s, *to;
-	struct orcu_head *first, *last;
-	long n = 0;
 
 	if (check_cpu("orcu_cpu_offline", cpu) < 0)
 		return -EINVAL;
@@ -211,15 +209,9 @@ int orcu_cpu_offline(int cpu)
 		/* No application thread will come by an offline inline slot:
 		 * its callbacks move to an online one.  Offloaded slots keep
 		 * their follower, which goes on draining them. */
-		pthread_mutex_lock(&s->invoke_lock);
-		pthread_mutex_lock(&s->cb_lock);
-		n = orcu__slot_take_all_locked(s, &first, &last);
-		pthread_mutex_unlock(&s->cb_lock);
-		if (n) {
-			n = orcu__slot_adopt(to, first, last, n);
-			orcu__fetch_sub_release(&s->n_pending, n);
-		}
-		pthread_mutex_unlock(&s->invoke_lock);
+		void (*first_func)(struct orcu_head *);
+
+		orcu__slot_move_all(s, to, &first_func);
 	}
 	pthread_mutex_unlock(&orcu__g.lock);
 	return 0;

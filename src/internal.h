@@ -85,7 +85,6 @@ struct orcu__slot {
 	/* --- segmented list: under cb_lock (leader, follower, barrier, inline) --- */
 	pthread_mutex_t cb_lock ORCU__ALIGNED;
 	struct orcu__cblist cbl;
-	struct orcu_head *invoking;    /* batch being invoked (for fork); under invoke_lock */
 	uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
 	_Atomic int inline_ready;      /* leader sets, inline invoker clears */
 	_Atomic int follower_sleep;    /* follower sets under cb_lock; waker clears */
@@ -226,17 +225,15 @@ struct orcu__slot *orcu__pick_online_slot(int avoid);
 void orcu__set_housekeeping_affinity(void);
 
 /* call.c */
-void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, long n, bool is_inline);
+void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_inline);
 void orcu__inline_poll(void);
 void orcu__flush_lazy_all(void);
 void orcu__double_call_forget(struct orcu_head *h);
 void orcu__call_fork_prepare(void);
 void orcu__call_fork_parent(void);
 void orcu__call_fork_child(void);
-long orcu__slot_take_all_locked(struct orcu__slot *s, struct orcu_head **first,
-				struct orcu_head **last);
-long orcu__slot_adopt(struct orcu__slot *to, struct orcu_head *first,
-		      struct orcu_head *last, long n);
+long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
+			 void (**first_func)(struct orcu_head *));
 
 /* nocb.c */
 void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);

@@ -175,16 +175,14 @@ static void scan_slot(struct orcu__slot *s, bool force, uint64_t now, struct sca
 static void invoke_ready(struct orcu__slot *s, long limit)
 {
 	struct orcu_head *chain;
-	long n;
 
 	pthread_mutex_lock(&s->invoke_lock);
 	pthread_mutex_lock(&s->cb_lock);
-	n = orcu__cblist_extract_done(&s->cbl, &chain, limit);
+	orcu__cblist_extract_done(&s->cbl, &chain, limit);
 	if (orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
 		orcu__store_relaxed(&s->inline_ready, 0);
 	pthread_mutex_unlock(&s->cb_lock);
-	s->invoking = chain;
-	orcu__invoke_chain(s, chain, n, false);
+	orcu__invoke_chain(s, chain, false);
 	pthread_mutex_unlock(&s->invoke_lock);
 }
 
@@ -300,8 +298,7 @@ static void *follower_main(void *arg)
 		}
 		orcu__store_relaxed(&s->inline_ready, 0);
 		pthread_mutex_unlock(&s->cb_lock);
-		s->invoking = chain;
-		orcu__invoke_chain(s, chain, n, false);
+		orcu__invoke_chain(s, chain, false);
 		pthread_mutex_unlock(&s->invoke_lock);
 	}
 	return NULL;
@@ -402,7 +399,6 @@ void orcu__nocb_after_fork_child(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		s->invoking = NULL;  /* fork_prepare waited for batches to end */
 		orcu__store_relaxed(&s->attached, 0);
 		orcu__store_relaxed(&s->has_follower, 0);
 		orcu__store_relaxed(&s->follower_sleep, 0);
