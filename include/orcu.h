@@ -130,6 +130,12 @@ ORCU_API void orcu_synchronize_expedited(void);
 ORCU_API void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *));
 ORCU_API void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *));
 ORCU_API void orcu_barrier(void);
+/* Explicit backpressure: wait until the calling thread's CPU slot holds
+ * fewer than ORCU_QHIMARK pending callbacks (timeout_ms < 0: no limit).
+ * 0 or -ETIMEDOUT.  It waits for callbacks, so never call it holding a
+ * lock your callbacks take, in a read-side section or in a callback
+ * (aborts there); a qsbr caller is offline while it waits. */
+ORCU_API int orcu_wait_backlog(long timeout_ms);
 ORCU_API int orcu_drain(long timeout_ms);
 ORCU_API void orcu_reclaim_lazy(void);
 ORCU_API unsigned long orcu_get_state(void);

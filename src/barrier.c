@@ -10,13 +10,18 @@
  * after the callbacks ran, and we read it with acquire.  Such slots cost a
  * load, nothing more.
  *
- * Never-onlined slots (seed 002).  A slot that never came online has no
+ * Slots without threads (seed 002).  A slot that never came online has no
  * threads, so a marker posted there would never run: the 2014 kernel hung
- * here.  A never-onlined slot without callbacks is skipped; one *with*
- * callbacks (posted by a thread bound to it, or before it came online) is
- * reported once and its callbacks are adopted by an online slot, where the
- * marker then covers them.  Adoption runs under orcu__g.lock, so the slot
- * cannot come online (and grow threads) halfway through.
+ * here.  A slot without callbacks is skipped; one *with* callbacks (posted
+ * by a thread bound to it, or before it came online, or whose threads
+ * could not be created) is reported once and its callbacks are adopted by
+ * a slot that has threads, where the marker then covers them.  Adoption
+ * runs under orcu__g.lock, so the slot cannot come online (and grow
+ * threads) halfway through.  Where no slot has threads at all (thread
+ * creation failed, or orcu_shutdown() ran concurrently), markers go on the
+ * slots themselves and the waiter does their work (barrier_help()): it
+ * never returns before every earlier callback ran, and never waits on a
+ * thread that does not exist.
  *
  * Piggybacking.  barrier_seq counts like gp_seq (odd while a barrier
  * runs).  A caller needs a barrier that *starts* after it arrived:
@@ -59,27 +64,17 @@ void orcu__barrier_cb(struct orcu_head *h)
 }
 
 /* Seed 002: callbacks on a slot that has no threads move to one that has.
- * Caller holds orcu__g.lock. */
-static void adopt_orphans(void)
+ * Caller holds orcu__g.lock.  False if no slot has threads. */
+static bool adopt_orphans(void)
 {
-	ORCU__ASSERT_HELD(&orcu__g.lock);
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i], *to;
-		void (*first_func)(struct orcu_head *) = NULL;
-		long n;
+	struct orcu__slot *to;
 
-		if (!orcu__load_acquire(&s->n_pending) ||
-		    orcu__load_acquire(&s->attached))
-			continue;
-		to = orcu__pick_online_slot(i);
-		if (!to)
-			break;
-		n = orcu__slot_move_all(s, to, &first_func);
-		if (n && !atomic_exchange_explicit(&s->adopted_reported, 1, memory_order_relaxed)) {
-			orcu__warn("orcu_barrier: never-onlined CPU %d has %ld callback(s) (first %p); adopted them onto CPU %d",
-				   i, n, (void *)(uintptr_t)first_func, to->cpu);
-		}
-	}
+	ORCU__ASSERT_HELD(&orcu__g.lock);
+	to = orcu__pick_online_slot(-1);
+	if (!to)
+		return false;
+	orcu__nocb_adopt_orphans(to, "orcu_barrier");
+	return true;
 }
 
 static void barrier_start(void)
@@ -99,12 +94,10 @@ static void barrier_start(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		/* Acquire pairs with the release in note_invoked().  A slot
-		 * still without threads here only holds callbacks posted after
-		 * adopt_orphans() ran, which this barrier need not wait for;
-		 * a marker there would never run. */
-		if (!orcu__load_acquire(&s->n_pending) ||
-		    !orcu__load_acquire(&s->attached))
+		/* Acquire pairs with the release in note_invoked() (slot.c).
+		 * A slot without threads gets its marker too: its callbacks
+		 * are adopted later or served by the waiter. */
+		if (!orcu__load_acquire(&s->n_pending))
 			continue;
 		pthread_mutex_lock(&s->cb_lock);
 		orcu__slot_splice_new_locked(s, true);
@@ -117,6 +110,34 @@ static void barrier_start(void)
 	orcu__delay(ORCU__DELAY_BARRIER);
 	if (orcu__fetch_sub_acq_rel(&barrier_count, 1) == 1)
 		barrier_finish();
+}
+
+/* How often a waiting barrier checks that something can make progress. */
+#define HELP_FIRST_NS (10 * 1000000LL)
+#define HELP_MAX_NS (200 * 1000000LL)
+
+/*
+ * The waiter's progress check: restart or retry missing library threads,
+ * move callbacks of thread-less slots to a slot with threads, and where no
+ * slot has any, do the slots' work on this thread.  The caller passed
+ * orcu__gp_check_caller() and is offline if qsbr.
+ */
+static void barrier_help(void)
+{
+	bool adopted;
+
+	orcu__retry_threads();
+	pthread_mutex_lock(&orcu__g.lock);
+	adopted = adopt_orphans();
+	pthread_mutex_unlock(&orcu__g.lock);
+	if (adopted)
+		return;
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (!orcu__load_acquire(&s->attached))
+			orcu__slot_serve(s);
+	}
 }
 
 int orcu__barrier_timed(int64_t deadline_ns)
@@ -136,19 +157,25 @@ int orcu__barrier_timed(int64_t deadline_ns)
 		if (!orcu__seq_in_progress(s) && !orcu__seq_done(s, snap))
 			barrier_start();
 		pthread_mutex_unlock(&barrier_lock);
-		for (;;) {
-			int64_t left = -1;
+		for (int64_t tick = HELP_FIRST_NS;; tick = tick * 2 < HELP_MAX_NS ? tick * 2 : HELP_MAX_NS) {
+			int64_t left = tick;
 
 			v = orcu__load_seq_cst(&barrier_futex);
 			s = orcu__load_acquire(&barrier_seq);
 			if (!orcu__seq_in_progress(s) || orcu__seq_done(s, snap))
 				break;
 			if (deadline_ns >= 0) {
-				left = deadline_ns - (int64_t)orcu__now_ns();
-				if (left <= 0)
+				int64_t rest = deadline_ns - (int64_t)orcu__now_ns();
+
+				if (rest <= 0)
 					return -ETIMEDOUT;
+				if (rest < left)
+					left = rest;
 			}
-			orcu__futex_wait(&barrier_futex, v, left);
+			/* The last marker's invoker wakes us (barrier_finish());
+			 * if no thread can run it, the timeout lets us help. */
+			if (orcu__futex_wait(&barrier_futex, v, left) == -ETIMEDOUT)
+				barrier_help();
 		}
 	}
 }

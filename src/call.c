@@ -1,10 +1,14 @@
 /*
  * call.c - orcu_call() and orcu_call_lazy(): enqueue on the caller's slot,
- * flood control (hurry past ORCU_QHIMARK, poster waits past ORCU_QMAX),
- * lazy holding, the double-post check, and callback invocation (by
- * followers, leaders in flat mode, and application threads on inline
- * slots).  Calls cpu.c for the slot, nocb.c to wake a leader, gp.c for
- * hurried GPs.
+ * flood control (hurry past ORCU_QHIMARK, a bounded delay past ORCU_QMAX,
+ * the explicit orcu_wait_backlog()), lazy holding, the double-post check,
+ * and inline invocation by application threads at their quiescent points.
+ * Calls cpu.c for the slot, slot.c to invoke, nocb.c to wake a leader.
+ *
+ * orcu_call() never waits for callbacks to make progress: its caller may
+ * hold a lock that its callbacks take (as with the kernel's and liburcu's
+ * call_rcu), so it may be slowed, never blocked.  It never announces a
+ * quiescent state either: a qsbr caller stays online throughout.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -12,8 +16,10 @@
 #include "internal.h"
 #include "trace.h"
 
+#include <errno.h>
 #include <search.h>
 #include <string.h>
+#include <time.h>
 
 /* ------------------------------------------------------------------ */
 /* Double-post check: a set of pending heads.  Always on in ORCU_DEBUG
@@ -71,8 +77,7 @@ void orcu__double_call_forget(struct orcu_head *h)
 	pthread_mutex_unlock(&pending_lock);
 }
 
-/* fork (init.c): the double-post set's lock, taken last (a callback may
- * post, so invoke_lock is held before pending_lock). */
+/* fork (lifecycle): the double-post set's lock, taken last. */
 void orcu__call_fork_prepare(void)
 {
 	pthread_mutex_lock(&pending_lock);
@@ -86,89 +91,14 @@ void orcu__call_fork_parent(void)
 void orcu__call_fork_child(void)
 {
 	pthread_mutex_unlock(&pending_lock);
-	if (!orcu__load_relaxed(&orcu__g.initialized))
-		return;
-	/* A poster counts n_pending before its callback is visible; one that
-	 * was between the two when another thread forked left a count with
-	 * no callback, and orcu_drain() would never see zero here.  No
-	 * invocation is in flight (fork_prepare held every invoke_lock):
-	 * recount each slot from what it really holds. */
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
-		long lazy = orcu__mpsc_after_fork(&s->lazyq);
-		long n = orcu__mpsc_after_fork(&s->newq) + lazy;
-
-		for (struct orcu_head *h = s->cbl.head; h; h = h->next)
-			n += h->func != orcu__barrier_cb;
-		orcu__store_relaxed(&s->n_lazy, lazy);
-		orcu__store_relaxed(&s->n_pending, n);
-	}
 }
 
 /* ------------------------------------------------------------------ */
-/* Invocation */
-
-static void note_invoked(struct orcu__slot *s, long n)
-{
-	long left;
-
-	if (!n)
-		return;
-	orcu__fetch_add_relaxed(&s->n_invoked, (uint64_t)n);
-	/* Release: the callbacks' effects are visible to a barrier that
-	 * reads n_pending == 0 with acquire (barrier.c). */
-	left = orcu__fetch_sub_release(&s->n_pending, n) - n;
-	if (orcu__load_relaxed(&s->hurry) && left < orcu__g.qlowmark)
-		orcu__store_relaxed(&s->hurry, 0);
-	if (left < orcu__g.qhimark) {
-		orcu__fetch_add_seq_cst(&s->drain_futex, 1);
-		if (orcu__load_seq_cst(&s->drain_waiters))
-			orcu__futex_wake(&s->drain_futex, 1 << 30);
-	}
-}
-
-/* Invoke a NULL-terminated chain, in order.  Caller holds s->invoke_lock. */
-void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_inline)
-{
-	struct orcu__reader *r = &orcu__reader;
-	long user = 0, since = 0;
-
-	r->in_callback++;
-	while (chain) {
-		struct orcu_head *h = chain;
-
-		chain = h->next;
-		if (h->func == orcu__barrier_cb) {
-			/* Account for the callbacks ahead of the marker first:
-			 * when the barrier returns, n_pending already excludes
-			 * them (orcu_drain's total_pending() relies on it). */
-			note_invoked(s, since);
-			since = 0;
-			h->func(h);
-			continue;
-		}
-		if (orcu__load_relaxed(&check_calls) > 0)
-			orcu__double_call_forget(h);
-		h->func(h);
-		user++;
-		/* Let waiting posters in without waiting for a huge batch. */
-		if (++since == 256) {
-			note_invoked(s, since);
-			since = 0;
-		}
-	}
-	r->in_callback--;
-	orcu__trace2(invoked, s->cpu, user);
-	note_invoked(s, since);
-	if (is_inline)
-		orcu__fetch_add_relaxed(&s->n_inline, (uint64_t)user);
-}
-
 /* Inline slots: an application thread at a quiescent point runs a batch. */
+
 void orcu__inline_poll(void)
 {
 	struct orcu__slot *s;
-	struct orcu_head *chain;
 
 	if (orcu__likely(!orcu__load_relaxed(&orcu__g.nr_inline)) ||
 	    !orcu__load_acquire(&orcu__g.started))
@@ -176,30 +106,27 @@ void orcu__inline_poll(void)
 	s = orcu__current_slot();
 	if (orcu__likely(!orcu__load_relaxed(&s->inline_ready)))
 		return;
-	if (orcu__reader.in_callback ||
-	    (orcu__load_relaxed(&orcu__reader.ctr) & ORCU__NEST_MASK))
+	if (!orcu__slot_safe_to_invoke_here())
 		return;
-	if (pthread_mutex_trylock(&s->invoke_lock))
-		return;
-	pthread_mutex_lock(&s->cb_lock);
-	orcu__cblist_extract_done(&s->cbl, &chain, orcu__g.inline_batch);
-	if (orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
-		orcu__store_relaxed(&s->inline_ready, 0);
-	pthread_mutex_unlock(&s->cb_lock);
-	orcu__invoke_chain(s, chain, true);
-	pthread_mutex_unlock(&s->invoke_lock);
+	orcu__slot_invoke_done(s, orcu__g.inline_batch, true);
 }
 
 /* ------------------------------------------------------------------ */
 /* Enqueue */
 
-/* Past ORCU_QMAX the poster waits until its slot is under the high mark,
- * unless it must not block (read side, callback, library thread). */
-static void flood_wait(struct orcu__slot *s)
+/* Past ORCU_QMAX the poster is slowed: a sleep that grows with the
+ * overrun, at most FLOOD_DELAY_MAX_NS per call, never a wait for the slot
+ * to drain (its callbacks may need a lock the caller holds, or a
+ * quiescent state it has not announced).  Not in a read-side section, a
+ * callback or a library thread, which must not sleep at all. */
+#define FLOOD_DELAY_MIN_NS 20000L
+#define FLOOD_DELAY_MAX_NS 1000000L
+
+static void flood_delay(struct orcu__slot *s, long pend)
 {
 	struct orcu__reader *r = &orcu__reader;
-
-	bool qsbr_online;
+	long over = pend - orcu__g.qmax, ns;
+	struct timespec ts;
 
 	if (r->in_callback || orcu__tls.library_thread ||
 	    (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)) {
@@ -207,22 +134,58 @@ static void flood_wait(struct orcu__slot *s)
 		return;
 	}
 	orcu__count(poster_waits, 1);
-	/* An online qsbr poster would hold the GPs that drain its slot. */
-	qsbr_online = r->kind == ORCU__KIND_QSBR && orcu__load_relaxed(&r->qs_seq);
-	if (qsbr_online)
-		orcu_thread_offline();
+	orcu__nocb_wake_leader(s->leader, true);
+	ns = FLOOD_DELAY_MIN_NS + over * (FLOOD_DELAY_MAX_NS / orcu__g.qmax + 1);
+	if (ns > FLOOD_DELAY_MAX_NS || ns < 0)
+		ns = FLOOD_DELAY_MAX_NS;
+	ts.tv_sec = 0;
+	ts.tv_nsec = ns;
+	nanosleep(&ts, NULL);
+}
+
+int orcu_wait_backlog(long timeout_ms)
+{
+	struct orcu__slot *s;
+	int64_t deadline = -1;
+	bool was_online;
+	int ret = 0;
+
+	orcu__gp_check_caller("orcu_wait_backlog");
+	orcu__ensure_started();
+	s = orcu__current_slot();
+	if (timeout_ms >= 0)
+		deadline = (int64_t)orcu__now_ns() + (int64_t)timeout_ms * 1000000;
+	/* An online qsbr caller would hold the GPs that drain its slot. */
+	was_online = orcu__qsbr_offline_for_wait();
 	orcu__fetch_add_seq_cst(&s->drain_waiters, 1);
 	for (;;) {
 		uint32_t v = orcu__load_seq_cst(&s->drain_futex);
+		int64_t left = 10 * 1000000;
 
+		/* Pairs with note_invoked() (slot.c). */
 		if (orcu__load_seq_cst(&s->n_pending) < orcu__g.qhimark)
 			break;
+		if (deadline >= 0) {
+			int64_t now = (int64_t)orcu__now_ns();
+
+			if (now >= deadline) {
+				ret = -ETIMEDOUT;
+				break;
+			}
+			if (deadline - now < left)
+				left = deadline - now;
+		}
 		orcu__nocb_wake_leader(s->leader, true);
-		orcu__futex_wait(&s->drain_futex, v, 10 * 1000000);
+		/* A slot without threads is served by the waiters. */
+		if (!orcu__load_acquire(&s->attached))
+			orcu__slot_serve(s);
+		else
+			orcu__futex_wait(&s->drain_futex, v, left);
 	}
 	orcu__fetch_sub_relaxed(&s->drain_waiters, 1);
-	if (qsbr_online)
+	if (was_online)
 		orcu_thread_online();
+	return ret;
 }
 
 static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
@@ -264,8 +227,11 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 			orcu__nocb_wake_leader(s->leader, true);
 		}
 		if (pend > orcu__g.qmax)
-			flood_wait(s);
+			flood_delay(s, pend);
 	}
+	/* Nobody scans a slot without threads: have one adopted. */
+	if (orcu__unlikely(!orcu__load_acquire(&s->attached)))
+		orcu__nocb_orphan_posted();
 	if (orcu__unlikely(!orcu__load_relaxed(&s->offloaded)))
 		orcu__inline_poll();
 }
@@ -281,67 +247,7 @@ void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *))
 }
 
 /* ------------------------------------------------------------------ */
-/* Slot-level moves used by the leader, the barrier and hotplug. */
-
-/* Move what was posted (and, with take_lazy, what is held lazily) into the
- * segmented list.  Caller holds s->cb_lock.  Returns how many moved. */
-long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
-{
-	struct orcu_head *first, *last;
-	long n, total = 0;
-
-	ORCU__ASSERT_HELD(&s->cb_lock);
-	if (take_lazy && orcu__load_relaxed(&s->n_lazy)) {
-		n = orcu__mpsc_take(&s->lazyq, &first, &last);
-		if (n) {
-			orcu__cblist_enqueue_chain(&s->cbl, first, last, n);
-			orcu__fetch_sub_relaxed(&s->n_lazy, n);
-			total += n;
-		}
-	}
-	n = orcu__mpsc_take(&s->newq, &first, &last);
-	if (n) {
-		orcu__cblist_enqueue_chain(&s->cbl, first, last, n);
-		total += n;
-	}
-	return total;
-}
-
-/* Move every callback of `from` not yet being invoked to the end of `to`
- * (hotplug of an inline slot, adoption of a never-onlined one); n_pending
- * moves with them.  Barrier markers move too, to keep their place behind
- * the callbacks, but n_pending never counted them.  Returns the number of
- * callbacks moved and, in *first_func, the first one's function (for
- * reports: once moved, the callbacks may run and be freed at any time). */
-long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
-			 void (**first_func)(struct orcu_head *))
-{
-	struct orcu_head *first, *last = NULL;
-	long n, user = 0;
-
-	pthread_mutex_lock(&from->invoke_lock);
-	pthread_mutex_lock(&from->cb_lock);
-	orcu__slot_splice_new_locked(from, true);
-	n = orcu__cblist_take_all(&from->cbl, &first);
-	orcu__store_relaxed(&from->inline_ready, 0);
-	pthread_mutex_unlock(&from->cb_lock);
-	if (n) {
-		*first_func = first->func;
-		for (struct orcu_head *h = first; h; h = h->next) {
-			user += h->func != orcu__barrier_cb;
-			last = h;
-		}
-		orcu__fetch_add_relaxed(&to->n_pending, user);
-		pthread_mutex_lock(&to->cb_lock);
-		orcu__cblist_enqueue_chain(&to->cbl, first, last, n);
-		pthread_mutex_unlock(&to->cb_lock);
-		orcu__fetch_sub_release(&from->n_pending, user);
-		orcu__count(adopted, (uint64_t)user);
-		orcu__nocb_wake_leader(to->leader, true);
-	}
-	pthread_mutex_unlock(&from->invoke_lock);
-	return user;
-}
+/* Lazy callbacks */
 
 void orcu__flush_lazy_all(void)
 {

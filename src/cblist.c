@@ -273,3 +273,17 @@ void orcu__cblist_check(const struct orcu__cblist *cbl)
 		CBL_EXPECT(orcu__seq_lt(cbl->gp_seq[ORCU__CBL_WAIT],
 					cbl->gp_seq[ORCU__CBL_NEXT_READY]));
 }
+
+void orcu__cblist_requeue_done(struct orcu__cblist *cbl, struct orcu_head *first,
+			       struct orcu_head *last, long n)
+{
+	if (n == 0)
+		return;
+	last->next = cbl->head;
+	cbl->head = first;
+	/* Every segment that was empty up to here now ends where the new
+	 * DONE does; a non-empty one keeps its own tail. */
+	for (int s = 0; s < ORCU__CBL_NSEGS && cbl->tails[s] == &cbl->head; s++)
+		cbl->tails[s] = &last->next;
+	cbl->len[ORCU__CBL_DONE] += n;
+}

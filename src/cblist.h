@@ -99,6 +99,13 @@ void orcu__cblist_entrain(struct orcu__cblist *cbl, struct orcu_head *h);
  */
 void orcu__cblist_merge(struct orcu__cblist *dst, struct orcu__cblist *src);
 
+/*
+ * Put the chain first..last of n callbacks back in front of DONE: callbacks
+ * taken for invocation that never ran (a fork child's other threads).
+ */
+void orcu__cblist_requeue_done(struct orcu__cblist *cbl, struct orcu_head *first,
+			       struct orcu_head *last, long n);
+
 /* Detach everything, in FIFO order, as one NULL-terminated chain. */
 long orcu__cblist_take_all(struct orcu__cblist *cbl, struct orcu_head **out);
 

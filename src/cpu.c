@@ -18,18 +18,6 @@
 #include <sched.h>
 #include <string.h>
 
-void orcu__slot_init(struct orcu__slot *s, int cpu)
-{
-	memset(s, 0, sizeof(*s));
-	s->cpu = cpu;
-	orcu__mpsc_init(&s->newq);
-	orcu__mpsc_init(&s->lazyq);
-	pthread_mutex_init(&s->cb_lock, NULL);
-	pthread_mutex_init(&s->invoke_lock, NULL);
-	orcu__cblist_init(&s->cbl);
-	s->barrier_head.func = orcu__barrier_cb;
-}
-
 int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *nocbs)
 {
 	struct orcu__slot *slots;
@@ -65,12 +53,24 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 	return 0;
 }
 
-void orcu__cpu_start_online_slots(void)
+/* Under orcu__g.lock: threads for every slot that needs them.  Returns
+ * the first creation error (the slots concerned are served degraded). */
+int orcu__cpu_start_slots(void)
 {
+	int ret = 0;
+
 	ORCU__ASSERT_HELD(&orcu__g.lock);
-	for (int i = 0; i < orcu__g.nr_possible; i++)
-		if (orcu__load_relaxed(&orcu__g.slots[i].online))
-			orcu__nocb_spawn_slot(&orcu__g.slots[i]);
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+		int err;
+
+		if (!orcu__slot_needs_threads(s))
+			continue;
+		err = orcu__nocb_spawn_slot(s);
+		if (err < 0 && ret == 0)
+			ret = err;
+	}
+	return ret;
 }
 
 void orcu__set_housekeeping_affinity(void)
@@ -94,12 +94,9 @@ void orcu__set_housekeeping_affinity(void)
 /* A slot seen for the first time with a thread running on it comes online. */
 static void mark_seen(struct orcu__slot *s)
 {
-	/* trylock: we may be inside a callback on an inline slot, holding its
-	 * invoke_lock, while hotplug holds orcu__g.lock and wants that
-	 * invoke_lock.  If busy, the slot is marked by a later call; what is
-	 * posted meanwhile stays queued (and a barrier adopts it). */
-	if (pthread_mutex_trylock(&orcu__g.lock))
-		return;
+	/* No library lock is held by our caller (orcu_call, a quiescent
+	 * point) nor across callbacks, so this cannot close a cycle. */
+	pthread_mutex_lock(&orcu__g.lock);
 	if (!orcu__load_relaxed(&s->ever_online)) {
 		orcu__store_release(&s->ever_online, 1);
 		orcu__store_release(&s->online, 1);

@@ -1,21 +1,32 @@
 /*
- * gp.c - the grace-period engine: the single GP thread (orcu-gp), the
- * request/wait protocol, orcu_synchronize*, and the polled API.  Calls
- * registry.c for the reader wait and nocb.c to wake the leaders a GP served.
+ * gp.c - the grace-period engine: who runs a GP (the GP thread, or any
+ * thread that must wait for one), the request protocol, orcu_synchronize*,
+ * and the polled API.  Calls registry.c for the reader wait and nocb.c to
+ * wake the leaders a GP served.
  *
- * Why it is safe.  orcu__gp_seq moves even -> odd (GP started) -> even (GP
- * ended) and only the GP thread writes it.  A caller that wants a full GP
- * after "now" takes orcu__seq_snap(gp_seq): the end of the next GP to
- * *start*, so a GP already running (which may have begun before the
- * caller's update) never counts.  Requests raise gp_needed; the GP thread
- * runs GPs while gp_seq is behind gp_needed and sleeps otherwise.  Every
- * GP does the full reader wait (registry.c); callers learn the end through
- * an acquire load of gp_seq that pairs with the release at the GP's end.
- *
- * Sleeping without lost wake-ups: the GP thread sets gp_sleeping, fences,
- * and re-reads gp_needed before futex_wait; a requester raises gp_needed,
- * fences, and wakes only if it sees gp_sleeping.  One of the two always
- * sees the other's store.
+ * Why it is safe.
+ *  1. orcu__gp_seq moves even -> odd (GP started) -> even (GP ended), and
+ *     only the thread that owns gp_owner writes it.  Ownership is an atomic
+ *     flag, not a mutex, so no lock is ever held across the reader wait (or
+ *     the user's stall handler it may call), and a fork child, where the
+ *     owner does not exist, simply clears it and redoes the GP in progress.
+ *  2. A caller that wants a full GP after "now" fences, then takes
+ *     orcu__seq_snap(gp_seq): the end of the next GP to *start*, so a GP
+ *     already running (which may have begun before the caller's update)
+ *     never counts.  The fence orders the caller's update before that read
+ *     (point 2 of registry.c's argument gives the other side).
+ *  3. Waiters (orcu_synchronize, leaders without a GP thread) drive GPs
+ *     themselves: they take ownership when it is free and run GPs until
+ *     their target is reached; otherwise they sleep on gp_done_futex, which
+ *     the owner bumps at every GP end and when it lets go.  So a waiter
+ *     never depends on the GP thread existing: shutdown, a failed thread
+ *     creation or a fork cannot strand it.
+ *  4. Callback demand (leaders) raises gp_needed; the GP thread runs GPs
+ *     while gp_seq is behind it, batching callback-only demand for up to
+ *     ORCU_GP_BATCH_US, and sleeps otherwise.  It sets gp_sleeping, fences,
+ *     and re-reads gp_needed before futex_wait; a requester raises
+ *     gp_needed, fences, and wakes only if it sees gp_sleeping.  One of the
+ *     two always sees the other's store.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -31,30 +42,38 @@ _Atomic unsigned long orcu__gp_seq;
 static _Atomic unsigned long gp_needed;     /* latest target anyone asked for */
 static _Atomic unsigned long gp_needed_now; /* latest target asked for NOW/HURRY */
 static _Atomic int gp_hurry;
+static _Atomic int gp_owner;              /* 1 while a thread runs GPs (point 1) */
 static _Atomic uint32_t gp_futex;         /* requesters bump to wake the GP thread */
-static _Atomic int gp_sleeping;           /* GP thread sets (2: batching); requesters read */
-static uint64_t gp_last_end_ns;           /* GP thread only */
-static _Atomic uint32_t gp_done_futex;    /* GP thread bumps at every GP end */
-static _Atomic int gp_done_waiters;       /* synchronize callers blocked */
+static _Atomic int gp_sleeping;           /* GP thread sets (GP_SLEEP_*); requesters read */
+static uint64_t gp_last_end_ns;           /* the owner only */
+static _Atomic uint32_t gp_done_futex;    /* the owner bumps at every GP end and release */
+static _Atomic int gp_done_waiters;       /* threads sleeping on gp_done_futex */
 static _Atomic int gp_stop;
 static _Atomic int gp_busted;
 static pthread_t gp_tid;
-static int gp_running;
+static _Atomic int gp_running;            /* the GP thread exists; under orcu__g.lock */
+
+enum { GP_AWAKE, GP_SLEEP_IDLE, GP_SLEEP_BATCH };
 
 void orcu_debug_set_busted(int busted)
 {
 	orcu__store_seq_cst(&gp_busted, busted ? 1 : 0);
 }
 
+bool orcu__gp_thread_running(void)
+{
+	return orcu__load_acquire(&gp_running) != 0;
+}
+
 static void wake_gp_thread(bool batch)
 {
 	int sleeping;
 
-	/* Pairs with the fence after gp_sleeping = 1 in gp_thread_main(). */
+	/* Pairs with the fence after gp_sleeping is set in gp_thread_main(). */
 	orcu__fence_seq_cst();
 	sleeping = orcu__load_relaxed(&gp_sleeping);
 	/* A batching GP thread wakes by itself for batchable work. */
-	if (sleeping && !(batch && sleeping == 2)) {
+	if (sleeping != GP_AWAKE && !(batch && sleeping == GP_SLEEP_BATCH)) {
 		orcu__fetch_add_release(&gp_futex, 1);
 		orcu__futex_wake(&gp_futex, 1);
 	}
@@ -81,18 +100,32 @@ void orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 	wake_gp_thread(how == ORCU__GP_BATCH);
 }
 
-void orcu__gp_wait(unsigned long target)
+/* Bump gp_done_futex and wake its sleepers.  seq_cst on both sides: a
+ * sleeper counts itself in gp_done_waiters before reading the futex word
+ * (orcu__gp_drive()); we bump the word before reading the count. */
+static void gp_done_notify(void)
 {
-	orcu__fetch_add_seq_cst(&gp_done_waiters, 1);
-	for (;;) {
-		uint32_t v = orcu__load_acquire(&gp_done_futex);
-
-		/* Acquire pairs with the release that ends the GP. */
-		if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), target))
-			break;
-		orcu__futex_wait(&gp_done_futex, v, -1);
+	orcu__fetch_add_seq_cst(&gp_done_futex, 1);
+	if (orcu__load_seq_cst(&gp_done_waiters)) {
+		orcu__futex_wake(&gp_done_futex, 1 << 30);
+		orcu__count(gp_wakeups, 1);
 	}
-	orcu__fetch_sub_relaxed(&gp_done_waiters, 1);
+}
+
+static bool gp_try_own(void)
+{
+	int free_ = 0;
+
+	/* Acquire: the previous owner's GP state (gp_last_end_ns, the
+	 * registry counters) is visible to us.  Pairs with gp_release(). */
+	return orcu__cas_acq_rel(&gp_owner, &free_, 1);
+}
+
+static void gp_release(void)
+{
+	orcu__store_seq_cst(&gp_owner, 0);
+	/* Waiters that need a later GP than the one we ran may take over. */
+	gp_done_notify();
 }
 
 static void run_one_gp(unsigned long cur)
@@ -102,8 +135,9 @@ static void run_one_gp(unsigned long cur)
 
 	if (!orcu__seq_in_progress(cur)) {
 		cur = orcu__seq_start(cur);
-		/* Release: requests read before the start are ordered before it. */
-		orcu__store_release(&orcu__gp_seq, cur);
+		/* Requests read before the start are ordered before it; the full
+		 * barrier that opens the reader wait follows (registry.c). */
+		orcu__store_seq_cst(&orcu__gp_seq, cur);
 	}
 	orcu__trace1(gp_start, cur);
 	orcu__delay(ORCU__DELAY_GP_START);
@@ -114,19 +148,49 @@ static void run_one_gp(unsigned long cur)
 		orcu__registry_wait_readers(hurry, start);
 	orcu__delay(ORCU__DELAY_GP_END);
 	cur = orcu__seq_end(cur);
-	/* Pairs with the acquire loads in orcu__gp_wait(), orcu_poll_state()
-	 * and the leaders: what the readers did is visible to them. */
+	/* Pairs with the acquire loads of gp_seq in orcu__gp_drive(),
+	 * orcu_poll_state() and the leaders: what the readers did is visible
+	 * to them. */
 	orcu__store_seq_cst(&orcu__gp_seq, cur);
 	orcu__count(gp_completed, 1);
 	orcu__trace2(gp_end, cur, orcu__now_ns() - start);
-
-	orcu__fetch_add_seq_cst(&gp_done_futex, 1);
-	if (orcu__load_seq_cst(&gp_done_waiters)) {
-		orcu__futex_wake(&gp_done_futex, 1 << 30);
-		orcu__count(gp_wakeups, 1);
-	}
+	gp_done_notify();
 	orcu__nocb_gp_done(cur);
 	gp_last_end_ns = orcu__now_ns();
+}
+
+/*
+ * Run GPs on this thread until gp_seq reaches target.  Point 3: whoever
+ * owns gp_owner is running a GP and bumps gp_done_futex when it ends or
+ * lets go, so the sleep below always has a waker that is not us and does
+ * not wait for us (the owner waits only for readers, and the caller is
+ * not inside a read-side section: orcu__gp_check_caller()).
+ */
+void orcu__gp_drive(unsigned long target, bool hurry)
+{
+	if (hurry)
+		orcu__store_relaxed(&gp_hurry, 1);
+	orcu__fetch_add_seq_cst(&gp_done_waiters, 1);
+	for (;;) {
+		uint32_t v = orcu__load_seq_cst(&gp_done_futex);
+		unsigned long cur;
+
+		/* Acquire pairs with the store that ends the GP. */
+		if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), target))
+			break;
+		if (gp_try_own()) {
+			while (!orcu__seq_done(cur = orcu__load_acquire(&orcu__gp_seq), target))
+				run_one_gp(cur);
+			gp_release();
+			break;
+		}
+		orcu__futex_wait(&gp_done_futex, v, -1);
+	}
+	orcu__fetch_sub_relaxed(&gp_done_waiters, 1);
+	/* Callback demand that arrived while we drove is the GP thread's. */
+	if (orcu__seq_lt(orcu__load_acquire(&orcu__gp_seq),
+			 orcu__load_acquire(&gp_needed)))
+		wake_gp_thread(true);
 }
 
 /* Callback-only demand may wait for the batching window to close. */
@@ -143,70 +207,88 @@ static int64_t batch_wait_ns(unsigned long cur)
 	return (int64_t)(gp_last_end_ns + window - now);
 }
 
-static void *gp_thread_main(void *arg)
+static void account_cpu(void)
 {
 	struct timespec cpu;
 
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+	orcu__store_relaxed(&orcu__cnt.gp_thread_cpu_ns,
+		(uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
+}
+
+static void *gp_thread_main(void *arg)
+{
 	(void)arg;
 	for (;;) {
 		unsigned long cur = orcu__load_acquire(&orcu__gp_seq);
+		unsigned long need = orcu__load_acquire(&gp_needed);
 		int64_t batch = 0;
 		uint32_t v;
 
 		if (orcu__seq_in_progress(cur) ||
-		    (orcu__seq_lt(cur, orcu__load_acquire(&gp_needed)) &&
-		     (batch = batch_wait_ns(cur)) == 0)) {
-			run_one_gp(cur);
-			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-			orcu__store_relaxed(&orcu__cnt.gp_thread_cpu_ns,
-				(uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
+		    (orcu__seq_lt(cur, need) && (batch = batch_wait_ns(cur)) == 0)) {
+			/* A GP in progress is someone's: wait for its end. */
+			if (orcu__seq_in_progress(cur) && orcu__seq_lt(need, orcu__seq_end(cur)))
+				need = orcu__seq_end(cur);
+			orcu__gp_drive(need, false);
+			account_cpu();
 			continue;
 		}
 		if (orcu__load_acquire(&gp_stop))
 			break;
 		v = orcu__load_acquire(&gp_futex);
-		orcu__store_relaxed(&gp_sleeping, batch ? 2 : 1);
+		orcu__store_relaxed(&gp_sleeping, batch ? GP_SLEEP_BATCH : GP_SLEEP_IDLE);
 		/* Pairs with the fence in wake_gp_thread(). */
 		orcu__fence_seq_cst();
 		if ((!batch && orcu__seq_lt(cur, orcu__load_acquire(&gp_needed))) ||
 		    orcu__seq_lt(cur, orcu__load_acquire(&gp_needed_now)) ||
 		    orcu__load_acquire(&gp_stop)) {
-			orcu__store_relaxed(&gp_sleeping, 0);
+			orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
 			continue;
 		}
 		orcu__futex_wait(&gp_futex, v, batch ? batch : -1);
-		orcu__store_relaxed(&gp_sleeping, 0);
+		orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
 	}
 	return NULL;
 }
 
-void orcu__gp_start_thread(void)
+/* Under orcu__g.lock.  0, or -errno if the thread could not be created
+ * (GPs then run on the threads that wait for them). */
+int orcu__gp_start_thread(void)
 {
-	if (gp_running)
-		return;
+	int ret;
+
+	ORCU__ASSERT_HELD(&orcu__g.lock);
+	if (orcu__load_relaxed(&gp_running))
+		return 0;
 	orcu__store_relaxed(&gp_stop, 0);
-	if (orcu__spawn(&gp_tid, "orcu-gp", gp_thread_main, NULL) < 0)
-		orcu__die("cannot start the grace-period thread");
-	gp_running = 1;
+	ret = orcu__spawn(&gp_tid, "orcu-gp", gp_thread_main, NULL);
+	if (ret == 0)
+		orcu__store_release(&gp_running, 1);
+	return ret;
 }
 
+/* Without orcu__g.lock (the thread may run a user stall handler that
+ * calls into the library): orcu_shutdown() makes sure it is the only
+ * caller. */
 void orcu__gp_stop_thread(void)
 {
-	if (!gp_running)
+	if (!orcu__load_acquire(&gp_running))
 		return;
 	orcu__store_seq_cst(&gp_stop, 1);
-	orcu__store_relaxed(&gp_sleeping, 1);
+	orcu__store_relaxed(&gp_sleeping, GP_SLEEP_IDLE);
 	wake_gp_thread(false);
 	pthread_join(gp_tid, NULL);
-	gp_running = 0;
+	orcu__store_release(&gp_running, 0);
 }
 
 void orcu__gp_after_fork_child(void)
 {
-	/* The GP thread did not survive; a GP it was running (odd gp_seq) is
-	 * redone from the start by the new thread. */
-	gp_running = 0;
-	orcu__store_relaxed(&gp_sleeping, 0);
+	/* No GP thread and no GP owner survived; a GP in progress (odd
+	 * gp_seq) is redone from its start by the next owner. */
+	orcu__store_relaxed(&gp_running, 0);
+	orcu__store_relaxed(&gp_owner, 0);
+	orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
 	orcu__store_relaxed(&gp_done_waiters, 0);
 	orcu__store_relaxed(&gp_stop, 0);
 }
@@ -236,14 +318,24 @@ bool orcu__qsbr_offline_for_wait(void)
 	return false;
 }
 
+/* Point 2.  The fence orders the caller's earlier stores (the unlink it
+ * wants a GP for) before its read of gp_seq; pairs with the full barrier
+ * that opens every GP's reader wait (orcu__registry_wait_readers()), which
+ * comes after gp_seq turns odd.  Either we see that GP as started, and
+ * snap waits for the next one, or its reader wait follows our stores. */
+static unsigned long gp_snap(void)
+{
+	orcu__fence_seq_cst();
+	return orcu__seq_snap(orcu__load_relaxed(&orcu__gp_seq));
+}
+
 static void wait_for(unsigned long target, bool hurry)
 {
 	bool was_online;
 
-	orcu__ensure_started();
+	orcu__ensure_init();
 	was_online = orcu__qsbr_offline_for_wait();
-	orcu__gp_request(target, hurry ? ORCU__GP_HURRY : ORCU__GP_NOW);
-	orcu__gp_wait(target);
+	orcu__gp_drive(target, hurry);
 	if (was_online)
 		orcu_thread_online();
 }
@@ -251,25 +343,23 @@ static void wait_for(unsigned long target, bool hurry)
 void orcu_synchronize(void)
 {
 	orcu__gp_check_caller("orcu_synchronize");
-	/* seq_cst: our earlier updates are ordered before the snapshot, so
-	 * the GP we wait for starts after them. */
-	wait_for(orcu__seq_snap(orcu__load_seq_cst(&orcu__gp_seq)), false);
+	wait_for(gp_snap(), false);
 }
 
 void orcu_synchronize_expedited(void)
 {
 	orcu__gp_check_caller("orcu_synchronize_expedited");
-	wait_for(orcu__seq_snap(orcu__load_seq_cst(&orcu__gp_seq)), true);
+	wait_for(gp_snap(), true);
 }
 
 unsigned long orcu_get_state(void)
 {
-	return orcu__seq_snap(orcu__load_seq_cst(&orcu__gp_seq));
+	return gp_snap();
 }
 
 unsigned long orcu_start_poll(void)
 {
-	unsigned long cookie = orcu_get_state();
+	unsigned long cookie = gp_snap();
 
 	orcu__ensure_started();
 	orcu__gp_request(cookie, ORCU__GP_NOW);

@@ -10,6 +10,9 @@
 #include "internal.h"
 #include "cpulist.h"
 
+/* Degraded mode: how long after a failed thread creation to try again. */
+#define RETRY_NS (1000 * 1000000ull)
+
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -114,15 +117,9 @@ void orcu__futex_wake(void *addr, int n)
 /* ------------------------------------------------------------------ */
 /* Library threads: named, all signals blocked, on housekeeping CPUs. */
 
-struct spawn_arg {
-	void *(*fn)(void *);
-	void *arg;
-	char name[16];
-};
-
-static void *spawn_trampoline(void *p)
+void *orcu__spawn_trampoline(void *p)
 {
-	struct spawn_arg sa = *(struct spawn_arg *)p;
+	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
 
 	free(p);
 	orcu__tls.library_thread = 1;
@@ -134,15 +131,35 @@ static void *spawn_trampoline(void *p)
 	return NULL;
 }
 
+/* One line per kind of thread (orcu-gp, orcu-og, orcu-oc), not per retry. */
+static void spawn_failed(const char *name, int err)
+{
+	static _Atomic int warned[3];
+	int kind = strncmp(name, "orcu-gp", 7) == 0 ? 0 :
+		   strncmp(name, "orcu-og", 7) == 0 ? 1 : 2;
+
+	orcu__store_relaxed(&orcu__g.degraded, 1);
+	orcu__store_relaxed(&orcu__g.retry_after_ns, orcu__now_ns() + RETRY_NS);
+	if (orcu__xchg_seq_cst(&warned[kind], 1))
+		return;
+	orcu__warn("cannot create library thread %s: %s (%s); running degraded (%s), retrying later",
+		   name, strerror(err), err == EAGAIN ? "EAGAIN" : "errno",
+		   kind == 0 ? "grace periods run on the threads that wait for them" :
+		   kind == 1 ? "its CPUs' callbacks move to other CPUs or are run by waiters" :
+		   "its leader invokes its callbacks");
+}
+
 int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg)
 {
-	struct spawn_arg *sa = malloc(sizeof(*sa));
+	struct orcu__spawn_arg *sa = malloc(sizeof(*sa));
 	pthread_attr_t attr;
 	sigset_t all, old;
 	int err;
 
-	if (!sa)
+	if (!sa) {
+		spawn_failed(name, ENOMEM);
 		return -ENOMEM;
+	}
 	sa->fn = fn;
 	sa->arg = arg;
 	snprintf(sa->name, sizeof(sa->name), "%s", name);
@@ -152,12 +169,12 @@ int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg
 	/* The new thread inherits the mask: block everything around create. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(tid, &attr, spawn_trampoline, sa);
+	err = pthread_create(tid, &attr, orcu__spawn_trampoline, sa);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (err) {
 		free(sa);
-		orcu__warn("cannot create thread %s: %s", name, strerror(err));
+		spawn_failed(name, err);
 		return -err;
 	}
 	return 0;
@@ -415,7 +432,7 @@ int orcu_init(const struct orcu_config *cfg)
 	}
 	pthread_mutex_unlock(&orcu__g.lock);
 	if (ret == 0)
-		orcu__ensure_started();
+		ret = orcu__ensure_started();
 	return ret;
 }
 
@@ -434,24 +451,71 @@ void orcu__ensure_init(void)
 	pthread_mutex_unlock(&orcu__g.lock);
 }
 
-void orcu__ensure_started(void)
+/* Under orcu__g.lock: start the GP thread and the threads of every slot
+ * that needs them.  0, or -EAGAIN (the library runs degraded). */
+static int start_locked(void)
 {
+	int gp, slots;
+
+	ORCU__ASSERT_HELD(&orcu__g.lock);
+	if (orcu__load_relaxed(&orcu__g.stopping))
+		return 0;
+	if (!orcu__load_relaxed(&orcu__g.started))
+		orcu__membarrier_init();
+	gp = orcu__gp_start_thread();
+	slots = orcu__cpu_start_slots();
+	orcu__store_release(&orcu__g.started, 1);
+	if (gp == 0 && slots == 0) {
+		orcu__store_relaxed(&orcu__g.degraded, 0);
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+int orcu__ensure_started(void)
+{
+	int ret = 0;
+
 	if (orcu__likely(orcu__load_acquire(&orcu__g.started)))
-		return;
+		return 0;
 	orcu__ensure_init();
 	pthread_mutex_lock(&orcu__g.lock);
-	if (!orcu__load_relaxed(&orcu__g.started)) {
-		orcu__membarrier_init();
-		orcu__gp_start_thread();
-		orcu__cpu_start_online_slots();
-		orcu__store_release(&orcu__g.started, 1);
+	if (!orcu__load_relaxed(&orcu__g.started))
+		ret = start_locked();
+	pthread_mutex_unlock(&orcu__g.lock);
+	return ret;
+}
+
+/* A caller that needs threads (a poster on a slot without any, a waiting
+ * barrier): start what orcu_shutdown() stopped, or, degraded, retry what
+ * could not be created, at most once per RETRY_NS. */
+void orcu__retry_threads(void)
+{
+	if (!orcu__load_acquire(&orcu__g.started)) {
+		orcu__ensure_started();
+		return;
 	}
+	if (!orcu__load_relaxed(&orcu__g.degraded) ||
+	    orcu__now_ns() < orcu__load_relaxed(&orcu__g.retry_after_ns))
+		return;
+	if (pthread_mutex_trylock(&orcu__g.lock))
+		return;
+	if (orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))
+		start_locked();
 	pthread_mutex_unlock(&orcu__g.lock);
 }
 
 /* ------------------------------------------------------------------ */
 /* Shutdown and fork */
 
+/*
+ * Drain, then stop every library thread.  The threads are joined without
+ * orcu__g.lock: a callback still running on one of them may call into the
+ * library.  `stopping` keeps spawning and a second shutdown out meanwhile
+ * (that one returns -EBUSY); a concurrent orcu_synchronize() runs its GP
+ * itself and a concurrent barrier serves or restarts what it waits for,
+ * so nothing waits on a thread that is gone.
+ */
 int orcu_shutdown(void)
 {
 	int ret;
@@ -467,66 +531,83 @@ int orcu_shutdown(void)
 	if (ret < 0)
 		return ret;
 	pthread_mutex_lock(&orcu__g.lock);
-	orcu__nocb_stop_all();
+	if (orcu__load_relaxed(&orcu__g.stopping)) {
+		pthread_mutex_unlock(&orcu__g.lock);
+		return -EBUSY;
+	}
+	orcu__store_relaxed(&orcu__g.stopping, 1);
+	orcu__nocb_request_stop();
+	pthread_mutex_unlock(&orcu__g.lock);
+
+	orcu__nocb_join_all();
 	orcu__gp_stop_thread();
+
+	pthread_mutex_lock(&orcu__g.lock);
+	orcu__nocb_forget_all();
 	orcu__store_release(&orcu__g.started, 0);
+	orcu__store_relaxed(&orcu__g.degraded, 0);
+	orcu__store_relaxed(&orcu__g.stopping, 0);
 	pthread_mutex_unlock(&orcu__g.lock);
 	return 0;
 }
 
+/*
+ * fork.  Lock order: barrier_lock, orcu__g.lock, every cb_lock, registry,
+ * the double-post set.  None of them is ever held across user code, so a
+ * fork from inside a callback, or against a callback that takes one of
+ * them, cannot deadlock here.  Invocations in flight are not waited for:
+ * the child puts back what they had not run (slot.c).
+ */
 static void fork_prepare(void)
 {
-	/* Lock order: barrier_lock, orcu__g.lock, slots, registry, pending. */
 	orcu__barrier_fork_prepare();
 	pthread_mutex_lock(&orcu__g.lock);
-	if (orcu__load_relaxed(&orcu__g.initialized)) {
-		for (int i = 0; i < orcu__g.nr_possible; i++) {
-			pthread_mutex_lock(&orcu__g.slots[i].invoke_lock);
+	if (orcu__load_relaxed(&orcu__g.initialized))
+		for (int i = 0; i < orcu__g.nr_possible; i++)
 			pthread_mutex_lock(&orcu__g.slots[i].cb_lock);
-		}
-	}
 	orcu__registry_lock();
 	orcu__call_fork_prepare();
+}
+
+static void unlock_slots(void)
+{
+	if (orcu__load_relaxed(&orcu__g.initialized))
+		for (int i = orcu__g.nr_possible - 1; i >= 0; i--)
+			pthread_mutex_unlock(&orcu__g.slots[i].cb_lock);
 }
 
 static void fork_parent(void)
 {
 	orcu__call_fork_parent();
 	orcu__registry_unlock();
-	if (orcu__load_relaxed(&orcu__g.initialized)) {
-		for (int i = orcu__g.nr_possible - 1; i >= 0; i--) {
-			pthread_mutex_unlock(&orcu__g.slots[i].cb_lock);
-			pthread_mutex_unlock(&orcu__g.slots[i].invoke_lock);
-		}
-	}
+	unlock_slots();
 	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__barrier_fork_parent();
 }
 
 static void fork_child(void)
 {
-	/* Only this thread survives: forget the others, keep every callback;
-	 * the machinery restarts on the next call that needs it.  This thread
-	 * holds every lock fork_prepare took: release them in reverse order
-	 * (unlocking, not re-initialising a held mutex, which is undefined and
-	 * leaves ThreadSanitizer believing they are still held). */
+	/* Only this thread survives: forget the others, keep every callback.
+	 * This thread holds every lock fork_prepare took: release them in
+	 * reverse order (unlocking, not re-initialising a held mutex, which
+	 * is undefined and leaves ThreadSanitizer believing they are held).
+	 * The library's threads start again on first use, not here: a child
+	 * that only execs never pays for them. */
 	orcu__registry_after_fork_child();
-	orcu__call_fork_child();
-	orcu__registry_unlock();
 	if (orcu__load_relaxed(&orcu__g.initialized)) {
-		for (int i = orcu__g.nr_possible - 1; i >= 0; i--) {
-			pthread_mutex_unlock(&orcu__g.slots[i].cb_lock);
-			pthread_mutex_unlock(&orcu__g.slots[i].invoke_lock);
-		}
+		orcu__slots_after_fork_child();
 		orcu__nocb_after_fork_child();
 	}
+	orcu__call_fork_child();
+	orcu__registry_unlock();
+	unlock_slots();
 	orcu__gp_after_fork_child();
 	orcu__store_relaxed(&orcu__g.threads_alive, 0);
 	orcu__store_relaxed(&orcu__g.started, 0);
+	orcu__store_relaxed(&orcu__g.stopping, 0);
+	orcu__store_relaxed(&orcu__g.degraded, 0);
 	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__barrier_fork_child();
-	if (orcu__load_relaxed(&orcu__g.initialized))
-		orcu__ensure_started();
 }
 
 __attribute__((constructor)) static void orcu__init_atfork(void)

@@ -82,17 +82,20 @@ struct orcu__slot {
 	_Atomic int adopted_reported;  /* never-onlined report printed */
 	pthread_t follower_tid;
 
-	/* --- segmented list: under cb_lock (leader, follower, barrier, inline) --- */
+	/* --- segmented list and invoker state: under cb_lock --- */
 	pthread_mutex_t cb_lock ORCU__ALIGNED;
 	struct orcu__cblist cbl;
 	uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
+	int invoking;                  /* a thread is invoking a chain taken from DONE */
+	int takeover;                  /* leader: this inline slot's DONE is its threads' too */
+	int lazy_armed;                /* leader only: last scan saw lazy callbacks, timer armed */
 	_Atomic int inline_ready;      /* leader sets, inline invoker clears */
-	_Atomic int follower_sleep;    /* follower sets under cb_lock; waker clears */
+	_Atomic int follower_sleep;    /* follower sets under cb_lock; waker clears under it */
 	_Atomic int hurry;             /* flood: over qhimark, cleared under qlowmark */
 	_Atomic int follower_stop;
-
-	/* serialises invocation so a slot's callbacks run in FIFO order */
-	pthread_mutex_t invoke_lock;
+	/* The rest of the chain being invoked, written by the invoker before
+	 * each callback: a fork child puts it back (slot.c). */
+	struct orcu_head *_Atomic inflight;
 
 	/* flood control: posters waiting for the slot to drain */
 	_Atomic uint32_t drain_futex;  /* bumped by invokers after each batch */
@@ -147,6 +150,11 @@ struct orcu__global {
 	struct orcu__leader *leaders;  /* [nr_groups] */
 
 	_Atomic int nr_inline;         /* slots not offloaded: 0 skips inline polls */
+	_Atomic int stopping;          /* orcu_shutdown is joining threads: spawn nothing */
+	_Atomic int degraded;          /* a library thread could not be created: retry */
+	_Atomic uint64_t retry_after_ns; /* next spawn retry (degraded) */
+	_Atomic int orphans;           /* a callback was posted to a slot without threads */
+	struct orcu__leader *_Atomic adopter; /* a running leader that adopts orphans */
 	_Atomic int threads_alive;
 	_Atomic int leaders_alive;
 	_Atomic int followers_alive;
@@ -159,6 +167,7 @@ struct orcu__tls {
 	int bound_cpu;        /* -1: follow the real CPU */
 	int library_thread;   /* 1 in orcu-* threads */
 	int library_slot;     /* the slot a follower/leader posts to */
+	struct orcu__slot *invoking_slot;  /* the slot whose chain this thread invokes */
 };
 extern __thread struct orcu__tls orcu__tls;
 
@@ -179,11 +188,20 @@ ORCU__HIDDEN extern struct orcu__counters orcu__cnt;
 /* Cross-module calls. */
 
 /* init.c */
+/* The argument of every library thread's start routine; name first, so a
+ * fault-injection test can tell which thread is being created. */
+struct orcu__spawn_arg {
+	char name[16];
+	void *(*fn)(void *);
+	void *arg;
+};
+void *orcu__spawn_trampoline(void *p);
+void orcu__retry_threads(void);    /* degraded or stopped: start what is missing */
 void orcu__die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void orcu__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void orcu__misuse(const char *call, const char *what) __attribute__((noreturn));
 void orcu__ensure_init(void);      /* slots exist (no threads) */
-void orcu__ensure_started(void);   /* GP thread and online slots' threads */
+int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
 uint64_t orcu__now_ns(void);
 int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg);
 void orcu__assert_held(pthread_mutex_t *m, const char *file, int line, const char *what);
@@ -199,6 +217,8 @@ void orcu__registry_unlock(void);
 /* Wait until no reader holds the GP that gp.c is running (called by gp.c). */
 void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns);
 void orcu__registry_after_fork_child(void);
+bool orcu__qsbr_enter_for_callbacks(void);
+void orcu__qsbr_leave_for_callbacks(bool entered);
 void orcu__membarrier_init(void);
 void orcu__membarrier_master(void);
 
@@ -209,37 +229,51 @@ extern _Atomic unsigned long orcu__gp_seq;
  * callbacks; NOW is for waiters; HURRY also expedites the reader wait. */
 enum orcu__gp_how { ORCU__GP_BATCH, ORCU__GP_NOW, ORCU__GP_HURRY };
 void orcu__gp_request(unsigned long target, enum orcu__gp_how how);
-void orcu__gp_wait(unsigned long target);   /* blocking, for synchronize */
-void orcu__gp_start_thread(void);
+/* Run GPs on the calling thread (or wait for the thread running one)
+ * until gp_seq reaches target.  The caller may block. */
+void orcu__gp_drive(unsigned long target, bool hurry);
+bool orcu__gp_thread_running(void);
+int orcu__gp_start_thread(void);
 void orcu__gp_stop_thread(void);
 void orcu__gp_after_fork_child(void);
 void orcu__gp_check_caller(const char *call);
 bool orcu__qsbr_offline_for_wait(void);
 
+/* slot.c */
+void orcu__slot_init(struct orcu__slot *s, int cpu);
+long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
+long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
+			 void (**first_func)(struct orcu_head *));
+long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
+bool orcu__slot_safe_to_invoke_here(void);
+void orcu__slot_serve(struct orcu__slot *s);
+bool orcu__slot_needs_threads(struct orcu__slot *s);
+void orcu__slots_after_fork_child(void);
+
 /* cpu.c */
 int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *nocbs);
 struct orcu__slot *orcu__current_slot(void);
-void orcu__slot_init(struct orcu__slot *s, int cpu);
-void orcu__cpu_start_online_slots(void);
+int orcu__cpu_start_slots(void);
 struct orcu__slot *orcu__pick_online_slot(int avoid);
 void orcu__set_housekeeping_affinity(void);
 
 /* call.c */
-void orcu__invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_inline);
 void orcu__inline_poll(void);
 void orcu__flush_lazy_all(void);
 void orcu__double_call_forget(struct orcu_head *h);
 void orcu__call_fork_prepare(void);
 void orcu__call_fork_parent(void);
 void orcu__call_fork_child(void);
-long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
-			 void (**first_func)(struct orcu_head *));
 
 /* nocb.c */
 void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
 int orcu__nocb_spawn_slot(struct orcu__slot *s);      /* under orcu__g.lock */
-void orcu__nocb_stop_all(void);
-long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
+void orcu__nocb_request_stop(void);                   /* under orcu__g.lock */
+void orcu__nocb_join_all(void);                       /* without it */
+void orcu__nocb_forget_all(void);                     /* under it */
+void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
+void orcu__nocb_orphan_posted(void);
+void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who);
 void orcu__nocb_gp_done(unsigned long seq);  /* called by the GP thread */
 void orcu__nocb_after_fork_child(void);
 

@@ -22,8 +22,18 @@
  *     and re-scans when the GP ends, so enqueuers need not wake it: the GP
  *     thread wakes one leader per group with work, never a follower.
  *  4. Callbacks are taken from a queue, tagged and advanced only under the
- *     slot's cb_lock, and invoked only under its invoke_lock: each callback
- *     is invoked once, in posting order per slot.
+ *     slot's cb_lock, and invoked by whoever holds the slot's invocation
+ *     claim (slot.c): each callback is invoked once, in posting order per
+ *     slot, and no lock is held while it runs.
+ *  5. Lazy callbacks: the first lazy post wakes a sleeping leader, and the
+ *     leader's final re-scan counts a lazy queue its last scan did not arm
+ *     a timer for as new work, so a lazy callback waits at most
+ *     ORCU_LAZY_MS plus one GP, whoever else posts.
+ *  6. A slot is `attached` only once its group's leader exists; a follower
+ *     that could not be created leaves invocation to the leader.  A
+ *     callback posted to a slot nobody scans raises `orphans` and wakes
+ *     the adopter (any running leader), which moves it to a slot of its
+ *     own; with no leader at all, waiters serve such slots (barrier.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -66,15 +76,69 @@ void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 	}
 }
 
-static void wake_follower(struct orcu__slot *s)
+/* Caller holds s->cb_lock and just made DONE non-empty for the slot's
+ * threads: wake the follower, or the leader where there is no follower. */
+void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
 {
-	/* follower_sleep is set under cb_lock by a follower that found DONE
-	 * empty; we hold cb_lock and just made DONE non-empty. */
+	ORCU__ASSERT_HELD(&s->cb_lock);
+	if (!orcu__load_relaxed(&s->has_follower)) {
+		orcu__nocb_wake_leader(s->leader, true);
+		return;
+	}
+	/* follower_sleep is set under cb_lock by a follower that found no
+	 * work; we hold cb_lock, so it is asleep or will see our DONE. */
 	if (orcu__load_relaxed(&s->follower_sleep)) {
 		orcu__store_seq_cst(&s->follower_sleep, 0);
 		orcu__futex_wake(&s->follower_sleep, 1);
 		orcu__count(leader_wakeups, 1);
 		orcu__trace1(follower_wake, s->cpu);
+	}
+}
+
+/* Point 6: a callback landed on a slot without threads. */
+void orcu__nocb_orphan_posted(void)
+{
+	struct orcu__leader *l;
+
+	if (orcu__load_relaxed(&orcu__g.orphans) ||
+	    orcu__xchg_seq_cst(&orcu__g.orphans, 1))
+		return;
+	l = orcu__load_acquire(&orcu__g.adopter);
+	if (l)
+		orcu__nocb_wake_leader(l, true);
+	else
+		orcu__retry_threads();
+}
+
+static void report_adopted(struct orcu__slot *s, long n,
+			   void (*first_func)(struct orcu_head *),
+			   struct orcu__slot *to, const char *who)
+{
+	const char *why = !orcu__load_relaxed(&s->ever_online) ? "never came online" :
+			  orcu__load_relaxed(&s->online) ? "has no callback threads (they could not be created)" :
+			  "is offline without threads";
+
+	if (!n || atomic_exchange_explicit(&s->adopted_reported, 1, memory_order_relaxed))
+		return;
+	orcu__warn("%s: CPU %d %s and holds %ld callback(s) (first %p); moved them to CPU %d",
+		   who, s->cpu, why, n, (void *)(uintptr_t)first_func, to->cpu);
+}
+
+/* Move the callbacks of every slot nobody scans onto `to`, which has
+ * threads.  Reports each such slot once. */
+void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who)
+{
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+		void (*first_func)(struct orcu_head *) = NULL;
+		long n;
+
+		if (s == to || orcu__load_acquire(&s->attached) ||
+		    (!orcu__load_acquire(&s->n_pending) &&
+		     orcu__mpsc_empty(&s->newq) && orcu__mpsc_empty(&s->lazyq)))
+			continue;
+		n = orcu__slot_move_all(s, to, &first_func);
+		report_adopted(s, n, first_func, to, who);
 	}
 }
 
@@ -112,10 +176,12 @@ static void scan_timer(struct scan *sc, int64_t ns)
 		sc->timeout_ns = ns;
 }
 
-static void scan_slot(struct orcu__slot *s, bool force, uint64_t now, struct scan *sc)
+static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc);
+
+static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 {
 	unsigned long first, last, cur;
-	bool take_lazy = force;
+	bool take_lazy = false;
 	long nlazy = orcu__load_relaxed(&s->n_lazy);
 
 	if (nlazy) {
@@ -130,9 +196,12 @@ static void scan_slot(struct orcu__slot *s, bool force, uint64_t now, struct sca
 	}
 	pthread_mutex_lock(&s->cb_lock);
 	orcu__slot_splice_new_locked(s, take_lazy);
-	/* Read after the splice: the GP we tag with starts after every
-	 * callback we just took was posted. */
-	cur = orcu__load_seq_cst(&orcu__gp_seq);
+	/* Point 5: a timer is armed for whatever lazy callbacks remain. */
+	s->lazy_armed = orcu__load_relaxed(&s->n_lazy) != 0;
+	/* Read after the splice, behind a full fence: the GP we tag with
+	 * starts after every callback we just took was posted. */
+	orcu__fence_seq_cst();
+	cur = orcu__load_relaxed(&orcu__gp_seq);
 	orcu__cblist_advance(&s->cbl, cur);
 	orcu__cblist_accelerate(&s->cbl, orcu__seq_snap(cur));
 	if (orcu__cblist_wait_range(&s->cbl, &first, &last)) {
@@ -144,46 +213,38 @@ static void scan_slot(struct orcu__slot *s, bool force, uint64_t now, struct sca
 		if (orcu__load_relaxed(&s->hurry))
 			sc->hurry = true;
 	}
-	if (!orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE)) {
-		if (orcu__load_relaxed(&s->offloaded) || orcu__load_relaxed(&s->hurry)) {
-			orcu__store_relaxed(&s->inline_ready, 0);
-			if (flat())
-				sc->invoke = true;
-			else
-				wake_follower(s);
-		} else if (!orcu__load_relaxed(&s->inline_ready)) {
-			/* Inline: the slot's own threads get the first chance. */
-			s->inline_deadline_ns = now + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull;
-			orcu__store_release(&s->inline_ready, 1);
-			scan_timer(sc, (int64_t)(s->inline_deadline_ns - now));
-		} else if (now >= s->inline_deadline_ns) {
-			orcu__fetch_add_relaxed(&s->n_takeover, 1);
-			orcu__count(takeovers, 1);
-			if (flat())
-				sc->invoke = true;
-			else {
-				orcu__store_relaxed(&s->follower_sleep, 1);
-				wake_follower(s);
-			}
-		} else {
-			scan_timer(sc, (int64_t)(s->inline_deadline_ns - now));
-		}
-	}
+	if (!orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
+		scan_done(s, now, sc);
 	pthread_mutex_unlock(&s->cb_lock);
 }
 
-static void invoke_ready(struct orcu__slot *s, long limit)
+/* Slot with ready callbacks (under cb_lock): an offloaded, flooded or
+ * taken-over slot is its threads' job; an inline slot gives its own
+ * application threads ORCU_INLINE_TAKEOVER_MS first. */
+static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 {
-	struct orcu_head *chain;
-
-	pthread_mutex_lock(&s->invoke_lock);
-	pthread_mutex_lock(&s->cb_lock);
-	orcu__cblist_extract_done(&s->cbl, &chain, limit);
-	if (orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
+	if (!orcu__load_relaxed(&s->offloaded) && !orcu__load_relaxed(&s->hurry) &&
+	    !s->takeover) {
+		if (!orcu__load_relaxed(&s->inline_ready)) {
+			s->inline_deadline_ns = now + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull;
+			orcu__store_release(&s->inline_ready, 1);
+			scan_timer(sc, (int64_t)(s->inline_deadline_ns - now));
+			return;
+		}
+		if (now < s->inline_deadline_ns) {
+			scan_timer(sc, (int64_t)(s->inline_deadline_ns - now));
+			return;
+		}
+		s->takeover = 1;
+		orcu__fetch_add_relaxed(&s->n_takeover, 1);
+		orcu__count(takeovers, 1);
+	} else if (!s->takeover) {
 		orcu__store_relaxed(&s->inline_ready, 0);
-	pthread_mutex_unlock(&s->cb_lock);
-	orcu__invoke_chain(s, chain, false);
-	pthread_mutex_unlock(&s->invoke_lock);
+	}
+	if (orcu__load_relaxed(&s->has_follower))
+		orcu__nocb_wake_follower_locked(s);
+	else
+		sc->invoke = true;
 }
 
 static bool group_has_new(struct orcu__leader *l)
@@ -191,7 +252,12 @@ static bool group_has_new(struct orcu__leader *l)
 	for (int i = l->first; i < l->first + l->nslots; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		if (orcu__load_relaxed(&s->attached) && !orcu__mpsc_empty(&s->newq))
+		if (!orcu__load_relaxed(&s->attached))
+			continue;
+		if (!orcu__mpsc_empty(&s->newq))
+			return true;
+		/* Point 5: lazy callbacks no timer was armed for. */
+		if (!s->lazy_armed && !orcu__mpsc_empty(&s->lazyq))
 			return true;
 	}
 	return false;
@@ -219,6 +285,43 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 	orcu__store_relaxed(&l->sleep, 0);
 }
 
+/* Ready callbacks of the group's slots that have no follower (flat mode,
+ * or a follower that could not be created): this thread invokes them. */
+static long leader_invoke(struct orcu__leader *l)
+{
+	long n = 0;
+
+	for (int i = l->first; i < l->first + l->nslots; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (orcu__load_acquire(&s->attached) &&
+		    !orcu__load_relaxed(&s->has_follower))
+			n += orcu__slot_invoke_done(s, 0, false);
+	}
+	return n;
+}
+
+/* Wait for the GP that the group's earliest callbacks need. */
+static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc, uint32_t fv)
+{
+	if (!orcu__gp_thread_running()) {
+		/* No GP thread (it could not be created): run the GP here. */
+		orcu__gp_drive(sc->first, sc->hurry);
+		return;
+	}
+	orcu__gp_request(sc->last, sc->hurry ? ORCU__GP_HURRY : ORCU__GP_BATCH);
+	if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), sc->first))
+		return;
+	orcu__store_release(&l->gp_wait_seq, sc->first);
+	/* Pairs with the acquire in orcu__nocb_gp_done(); the re-check below
+	 * closes the window where the GP ended before we published our wait. */
+	orcu__store_seq_cst(&l->gp_waiting, 1);
+	if (!orcu__seq_done(orcu__load_seq_cst(&orcu__gp_seq), sc->first) &&
+	    !orcu__load_acquire(&l->force))
+		orcu__futex_wait(&l->futex, fv, sc->timeout_ns);
+	orcu__store_relaxed(&l->gp_waiting, 0);
+}
+
 static void *leader_main(void *arg)
 {
 	struct orcu__leader *l = arg;
@@ -226,36 +329,27 @@ static void *leader_main(void *arg)
 	orcu__tls.library_slot = l->first;
 	while (!orcu__load_acquire(&l->stop)) {
 		uint32_t fv = orcu__load_acquire(&l->futex);
-		bool force = orcu__xchg_acq_rel(&l->force, 0) != 0;
+		orcu__xchg_acq_rel(&l->force, 0);
 		uint64_t now = orcu__now_ns();
 		struct scan sc = { .timeout_ns = -1 };
 
+		/* Point 6: we are (or may become) the adopter. */
+		if (orcu__load_relaxed(&orcu__g.orphans) &&
+		    orcu__load_acquire(&orcu__g.adopter) == l &&
+		    orcu__xchg_seq_cst(&orcu__g.orphans, 0))
+			orcu__nocb_adopt_orphans(&orcu__g.slots[l->first], "orcu_call");
 		for (int i = l->first; i < l->first + l->nslots; i++) {
 			struct orcu__slot *s = &orcu__g.slots[i];
 
 			if (orcu__load_acquire(&s->attached))
-				scan_slot(s, force, now, &sc);
+				scan_slot(s, now, &sc);
 		}
-		if (sc.invoke) {
-			/* Flat mode: this thread is also the slot's invoker. */
-			for (int i = l->first; i < l->first + l->nslots; i++)
-				if (orcu__load_acquire(&orcu__g.slots[i].attached))
-					invoke_ready(&orcu__g.slots[i], 0);
+		/* Progress made: scan again before sleeping.  A busy claim
+		 * means its holder wakes us when it leaves work behind. */
+		if (sc.invoke && leader_invoke(l))
 			continue;
-		}
 		if (sc.need_gp) {
-			orcu__gp_request(sc.last, sc.hurry ? ORCU__GP_HURRY : ORCU__GP_BATCH);
-			if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), sc.first))
-				continue;
-			orcu__store_release(&l->gp_wait_seq, sc.first);
-			/* Pairs with the acquire in orcu__nocb_gp_done(); the
-			 * re-check below closes the window where the GP ended
-			 * before we published our wait. */
-			orcu__store_seq_cst(&l->gp_waiting, 1);
-			if (!orcu__seq_done(orcu__load_seq_cst(&orcu__gp_seq), sc.first) &&
-			    !orcu__load_acquire(&l->force))
-				orcu__futex_wait(&l->futex, fv, sc.timeout_ns);
-			orcu__store_relaxed(&l->gp_waiting, 0);
+			leader_wait_gp(l, &sc, fv);
 			continue;
 		}
 		leader_sleep(l, sc.timeout_ns);
@@ -266,89 +360,98 @@ static void *leader_main(void *arg)
 /* ------------------------------------------------------------------ */
 /* Follower */
 
+/* Under cb_lock: is invoking this slot's ready callbacks our job now? */
+static bool follower_has_work(struct orcu__slot *s)
+{
+	if (s->invoking || orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
+		return false;
+	return orcu__load_relaxed(&s->offloaded) || orcu__load_relaxed(&s->hurry) ||
+	       s->takeover;
+}
+
 static void *follower_main(void *arg)
 {
 	struct orcu__slot *s = arg;
 
 	orcu__tls.library_slot = s->cpu;
 	for (;;) {
-		struct orcu_head *chain;
-		long n;
-
-		pthread_mutex_lock(&s->invoke_lock);
 		pthread_mutex_lock(&s->cb_lock);
 		if (orcu__load_relaxed(&s->follower_stop)) {
 			pthread_mutex_unlock(&s->cb_lock);
-			pthread_mutex_unlock(&s->invoke_lock);
 			break;
 		}
-		/* Inline slots are ours only on takeover (leader cleared sleep). */
-		if (!orcu__load_relaxed(&s->offloaded) &&
-		    !orcu__load_relaxed(&s->hurry) &&
-		    orcu__load_relaxed(&s->follower_sleep))
-			n = 0;
-		else
-			n = orcu__cblist_extract_done(&s->cbl, &chain, 0);
-		if (n == 0) {
-			orcu__store_relaxed(&s->follower_sleep, 1);
+		if (follower_has_work(s)) {
 			pthread_mutex_unlock(&s->cb_lock);
-			pthread_mutex_unlock(&s->invoke_lock);
-			orcu__futex_wait_int(&s->follower_sleep, 1, -1);
+			orcu__slot_invoke_done(s, 0, false);
 			continue;
 		}
-		orcu__store_relaxed(&s->inline_ready, 0);
+		/* Set under cb_lock: a waker that makes work for us holds it
+		 * too (orcu__nocb_wake_follower_locked()). */
+		orcu__store_relaxed(&s->follower_sleep, 1);
 		pthread_mutex_unlock(&s->cb_lock);
-		orcu__invoke_chain(s, chain, false);
-		pthread_mutex_unlock(&s->invoke_lock);
+		orcu__futex_wait_int(&s->follower_sleep, 1, -1);
 	}
 	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
-/* Spawning and stopping (under orcu__g.lock) */
+/* Spawning and stopping */
 
+/* Under orcu__g.lock.  Threads for slot s: its follower (unless flat) and
+ * its group's leader.  0, or the -errno of a creation that failed; the
+ * slot is attached only once its leader runs (point 6), and a missing
+ * follower leaves invocation to the leader. */
 int orcu__nocb_spawn_slot(struct orcu__slot *s)
 {
 	struct orcu__leader *l = s->leader;
 	char name[16];
-	int ret;
+	int ret = 0, err;
 
 	ORCU__ASSERT_HELD(&orcu__g.lock);
-	if (orcu__load_relaxed(&s->attached))
+	if (orcu__load_relaxed(&orcu__g.stopping))
 		return 0;
-	if (!flat()) {
+	if (!flat() && !orcu__load_relaxed(&s->has_follower)) {
 		snprintf(name, sizeof(name), "orcu-oc/%d", s->cpu);
 		orcu__store_relaxed(&s->follower_sleep, 0);
 		orcu__store_relaxed(&s->follower_stop, 0);
-		ret = orcu__spawn(&s->follower_tid, name, follower_main, s);
-		if (ret < 0)
-			return ret;
-		orcu__store_release(&s->has_follower, 1);
-		orcu__fetch_add_relaxed(&orcu__g.followers_alive, 1);
+		err = orcu__spawn(&s->follower_tid, name, follower_main, s);
+		if (err == 0) {
+			orcu__store_release(&s->has_follower, 1);
+			orcu__fetch_add_relaxed(&orcu__g.followers_alive, 1);
+		} else {
+			ret = err;
+		}
 	}
-	/* Attach before the leader can run, so its first scan includes us. */
-	orcu__store_release(&s->attached, 1);
 	if (!orcu__load_relaxed(&l->exists)) {
 		snprintf(name, sizeof(name), "orcu-og/%d", l->first);
 		orcu__store_relaxed(&l->stop, 0);
 		/* sleep stays 0 (awake): the new leader scans first. */
 		orcu__store_relaxed(&l->sleep, 0);
 		orcu__store_release(&l->exists, 1);
-		ret = orcu__spawn(&l->tid, name, leader_main, l);
-		if (ret < 0) {
+		err = orcu__spawn(&l->tid, name, leader_main, l);
+		if (err < 0) {
 			orcu__store_release(&l->exists, 0);
-			return ret;
+			return err;
 		}
 		orcu__fetch_add_relaxed(&orcu__g.leaders_alive, 1);
-	} else {
+	}
+	if (!orcu__load_relaxed(&s->attached)) {
+		orcu__store_release(&s->attached, 1);
+		/* Callbacks posted while nobody scanned us: rescan. */
 		orcu__nocb_wake_leader(l, true);
 	}
-	return 0;
+	if (!orcu__load_relaxed(&orcu__g.adopter))
+		orcu__store_release(&orcu__g.adopter, l);
+	return ret;
 }
 
-void orcu__nocb_stop_all(void)
+/* Under orcu__g.lock (orcu_shutdown): tell every thread to stop.  They
+ * are joined by orcu__nocb_join_all() without the lock, since a callback
+ * running on one of them may want it. */
+void orcu__nocb_request_stop(void)
 {
 	ORCU__ASSERT_HELD(&orcu__g.lock);
+	orcu__store_release(&orcu__g.adopter, NULL);
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
 		struct orcu__leader *l = &orcu__g.leaders[g];
 
@@ -358,22 +461,57 @@ void orcu__nocb_stop_all(void)
 		orcu__nocb_wake_leader(l, true);
 		orcu__store_seq_cst(&l->sleep, 0);
 		orcu__futex_wake(&l->sleep, 1);
-		pthread_join(l->tid, NULL);
+	}
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (!orcu__load_relaxed(&s->has_follower))
+			continue;
+		pthread_mutex_lock(&s->cb_lock);
+		orcu__store_relaxed(&s->follower_stop, 1);
+		orcu__store_seq_cst(&s->follower_sleep, 0);
+		pthread_mutex_unlock(&s->cb_lock);
+		orcu__futex_wake(&s->follower_sleep, 1);
+	}
+}
+
+/* Only orcu_shutdown() calls this (orcu__g.stopping keeps spawning and
+ * other shutdowns out while the lock is dropped). */
+void orcu__nocb_join_all(void)
+{
+	for (int g = 0; g < orcu__g.nr_groups; g++) {
+		struct orcu__leader *l = &orcu__g.leaders[g];
+
+		if (orcu__load_acquire(&l->exists))
+			pthread_join(l->tid, NULL);
+	}
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (orcu__load_acquire(&s->has_follower))
+			pthread_join(s->follower_tid, NULL);
+	}
+}
+
+/* Under orcu__g.lock, after the joins: no thread serves any slot. */
+void orcu__nocb_forget_all(void)
+{
+	ORCU__ASSERT_HELD(&orcu__g.lock);
+	for (int g = 0; g < orcu__g.nr_groups; g++) {
+		struct orcu__leader *l = &orcu__g.leaders[g];
+
+		if (!orcu__load_relaxed(&l->exists))
+			continue;
 		orcu__store_relaxed(&l->exists, 0);
 		orcu__store_relaxed(&l->gp_waiting, 0);
 		orcu__store_relaxed(&l->force, 0);
+		orcu__store_relaxed(&l->sleep, 0);
 		orcu__fetch_sub_relaxed(&orcu__g.leaders_alive, 1);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
 		if (orcu__load_relaxed(&s->has_follower)) {
-			pthread_mutex_lock(&s->cb_lock);
-			orcu__store_relaxed(&s->follower_stop, 1);
-			orcu__store_seq_cst(&s->follower_sleep, 0);
-			pthread_mutex_unlock(&s->cb_lock);
-			orcu__futex_wake(&s->follower_sleep, 1);
-			pthread_join(s->follower_tid, NULL);
 			orcu__store_relaxed(&s->has_follower, 0);
 			orcu__fetch_sub_relaxed(&orcu__g.followers_alive, 1);
 		}
@@ -384,9 +522,10 @@ void orcu__nocb_stop_all(void)
 
 void orcu__nocb_after_fork_child(void)
 {
-	/* No leader or follower survived.  Put back what a follower had
-	 * taken for invocation but not run, then forget the threads; every
-	 * callback stays queued and the respawned leaders find it. */
+	/* No leader or follower survived; every callback stays queued and
+	 * the leaders respawned on first use find it (slot.c put back what
+	 * a follower had claimed but not run). */
+	orcu__store_relaxed(&orcu__g.adopter, NULL);
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
 		struct orcu__leader *l = &orcu__g.leaders[g];
 
@@ -401,9 +540,6 @@ void orcu__nocb_after_fork_child(void)
 
 		orcu__store_relaxed(&s->attached, 0);
 		orcu__store_relaxed(&s->has_follower, 0);
-		orcu__store_relaxed(&s->follower_sleep, 0);
-		orcu__store_relaxed(&s->inline_ready, 0);
-		orcu__store_relaxed(&s->drain_waiters, 0);
 	}
 	orcu__store_relaxed(&orcu__g.leaders_alive, 0);
 	orcu__store_relaxed(&orcu__g.followers_alive, 0);

@@ -106,6 +106,8 @@ void orcu__membarrier_master(void)
 static void thread_exit(void *arg)
 {
 	(void)arg;
+	if (orcu__load_relaxed(&orcu__reader.ctr) & ORCU__NEST_MASK)
+		orcu__misuse("thread exit", "a registered thread exited inside a read-side critical section");
 	orcu_unregister_thread();
 }
 
@@ -270,13 +272,37 @@ void orcu_thread_offline(void)
 {
 	struct orcu__reader *r = &orcu__reader;
 
+	/* Ready inline callbacks run first, while a GP still waits for us:
+	 * once offline, a callback's own read-side section would not be. */
+	orcu__inline_poll();
 	if (r->kind == ORCU__KIND_QSBR) {
 		if (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)
 			orcu__misuse("orcu_thread_offline", "called inside a read-side critical section");
 		/* Release: reads of our last section are complete. */
 		orcu__store_release(&r->qs_seq, 0);
 	}
-	orcu__inline_poll();
+}
+
+/* A waiting thread that invokes callbacks itself (barrier.c) must be in a
+ * context a GP waits for: an offline qsbr thread comes online around the
+ * invocation.  Returns true if it did; orcu__qsbr_leave_for_callbacks()
+ * undoes it.  No inline poll: the caller is the invoker. */
+bool orcu__qsbr_enter_for_callbacks(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (r->kind != ORCU__KIND_QSBR || orcu__load_relaxed(&r->qs_seq))
+		return false;
+	orcu__store_relaxed(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
+	/* As in orcu_thread_online(): our store before the callbacks' reads. */
+	orcu__fence_seq_cst();
+	return true;
+}
+
+void orcu__qsbr_leave_for_callbacks(bool entered)
+{
+	if (entered)
+		orcu__store_release(&orcu__reader.qs_seq, 0);
 }
 
 void orcu_thread_online(void)
@@ -311,7 +337,11 @@ static bool qsbr_holds(struct reader_rec *rec, unsigned long want)
 	return q != 0 && q != want;
 }
 
-static void stall_report(uint64_t gp_start_ns, unsigned long cur, unsigned long want)
+/* Under registry_lock: who holds the GP.  The report itself is emitted by
+ * stall_emit() after the lock is dropped: a user's handler may call into
+ * the library (register a thread, post a callback). */
+static void stall_collect(struct orcu_stall_info *out, uint64_t gp_start_ns,
+			  unsigned long cur, unsigned long want)
 {
 	struct orcu_stall_info info;
 	struct reader_rec *rec;
@@ -335,9 +365,17 @@ static void stall_report(uint64_t gp_start_ns, unsigned long cur, unsigned long 
 		}
 		info.nr_readers++;
 	}
+	*out = info;
+}
+
+static void stall_emit(const struct orcu_stall_info *ip)
+{
+	const struct orcu_stall_info info = *ip;
+	orcu_stall_handler_t handler = orcu__stall_handler;
+
 	orcu__count(stalls_reported, 1);
-	if (orcu__stall_handler) {
-		orcu__stall_handler(&info, orcu__stall_arg);
+	if (handler) {
+		handler(&info, orcu__stall_arg);
 		return;
 	}
 	fprintf(stderr, "orcu: stall: grace period %lu waiting %ld ms for %d reader(s):",
@@ -375,8 +413,9 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 	unsigned iter = 0;
 
 	for (;;) {
+		struct orcu_stall_info info;
 		struct reader_rec *rec;
-		bool held = false;
+		bool held = false, report = false;
 
 		pthread_mutex_lock(&registry_lock);
 		for (rec = registry.next; rec != &registry && !held; rec = rec->next) {
@@ -388,11 +427,14 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 		if (held && orcu__g.stall_ms > 0 && orcu__now_ns() >= *next_report_ns) {
 			uint64_t waited = orcu__now_ns() - gp_start_ns;
 
-			stall_report(gp_start_ns, cur, want_q);
+			stall_collect(&info, gp_start_ns, cur, want_q);
+			report = true;
 			/* Again at doubling intervals while the stall lasts. */
 			*next_report_ns = gp_start_ns + 2 * waited;
 		}
 		pthread_mutex_unlock(&registry_lock);
+		if (report)
+			stall_emit(&info);
 		if (!held)
 			return;
 		wait_step(&iter, expedited);

@@ -139,14 +139,14 @@ int main(void)
 	snprintf(path, sizeof(path), "/tmp/orcu-test-barrier-%d.err", (int)getpid());
 
 	err = run_child(scenario_empty, path);
-	CHECK_EQ(count_lines_with(err, "never-onlined"), 0);
+	CHECK_EQ(count_lines_with(err, "never came online"), 0);
 
 	err = run_child(scenario_orphans, path);
 	for (const char *p = err; *p; p++)
 		lines += *p == '\n';
-	if (count_lines_with(err, "never-onlined CPU 40 ") != 1 || lines != 1)
+	if (count_lines_with(err, "CPU 40 never came online") != 1 || lines != 1)
 		fprintf(stderr, "child stderr was:\n%s", err);
-	CHECK_EQ(count_lines_with(err, "never-onlined CPU 40 "), 1);
+	CHECK_EQ(count_lines_with(err, "CPU 40 never came online"), 1);
 	CHECK_EQ(lines, 1);
 	CHECK(strstr(err, "orcu_barrier") != NULL);
 	TEST_PASS("barrier_never_onlined");

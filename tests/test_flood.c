@@ -1,10 +1,13 @@
 /*
  * test_flood - flood control (DESIGN 6): two threads flood orcu_call() on
- * one slot with ORCU_QHIMARK=1000 / ORCU_QMAX=5000.  Past the hard limit
- * posters wait, so the slot's pending count never exceeds QMAX by more
- * than the number of posting threads (sampled continuously and by the
- * engine's peak); grace periods keep completing; every callback runs
- * exactly once; the engine reports poster waits and hurried GPs.
+ * one slot with ORCU_QHIMARK=1000 / ORCU_QMAX=5000.  Past QMAX each post
+ * is slowed by a sleep of 20 us to 1 ms that grows with the overrun (it
+ * never waits for the slot to drain), so the pending count stays near
+ * QMAX: to pass 4 * QMAX the two posters would have to post 15000 more
+ * callbacks at about 0.5 ms each, over 3 s with no callback invoked.  Grace
+ * periods keep completing; every callback runs exactly once; the engine
+ * reports slowed posts and hurried GPs.  The hard bound is
+ * orcu_wait_backlog()'s (test_wait_backlog_bound).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -109,8 +112,8 @@ int main(void)
 	CHECK_EQ(atomic_load(&doubles), 0);
 	CHECK_EQ(atomic_load(&invoked), atomic_load(&posted));
 	CHECK(atomic_load(&posted) > 2 * QMAX);      /* it was a flood */
-	CHECK_LE(atomic_load(&max_seen), QMAX + NPOSTERS);
-	CHECK_LE(b.peak_pending, QMAX + NPOSTERS);
+	CHECK_LE(atomic_load(&max_seen), 4 * QMAX);
+	CHECK_LE(b.peak_pending, 4 * QMAX);
 	CHECK(b.peak_pending > QHIMARK);
 	CHECK(b.poster_waits > 0);
 	CHECK(b.qhimark_crossings > 0);
