@@ -216,10 +216,33 @@ static void account_cpu(void)
 		(uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
 }
 
+/* Nobody else serves slots without threads when no leader runs at all
+ * (leaders could not be created): the GP thread does, as a library thread
+ * whose callbacks no GP waits on.  nocb.c point 6. */
+static void serve_orphans(void)
+{
+	if (!orcu__load_relaxed(&orcu__g.orphans) ||
+	    orcu__load_acquire(&orcu__g.adopter) ||
+	    !orcu__xchg_seq_cst(&orcu__g.orphans, 0))
+		return;
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (!orcu__load_acquire(&s->attached))
+			orcu__slot_serve(s);
+	}
+}
+
+void orcu__gp_kick(void)
+{
+	wake_gp_thread(false);
+}
+
 static void *gp_thread_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
+		serve_orphans();
 		unsigned long cur = orcu__load_acquire(&orcu__gp_seq);
 		unsigned long need = orcu__load_acquire(&gp_needed);
 		int64_t batch = 0;
@@ -242,7 +265,9 @@ static void *gp_thread_main(void *arg)
 		orcu__fence_seq_cst();
 		if ((!batch && orcu__seq_lt(cur, orcu__load_acquire(&gp_needed))) ||
 		    orcu__seq_lt(cur, orcu__load_acquire(&gp_needed_now)) ||
-		    orcu__load_acquire(&gp_stop)) {
+		    orcu__load_acquire(&gp_stop) ||
+		    (orcu__load_acquire(&orcu__g.orphans) &&
+		     !orcu__load_acquire(&orcu__g.adopter))) {
 			orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
 			continue;
 		}

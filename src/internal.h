@@ -233,6 +233,7 @@ void orcu__gp_request(unsigned long target, enum orcu__gp_how how);
  * until gp_seq reaches target.  The caller may block. */
 void orcu__gp_drive(unsigned long target, bool hurry);
 bool orcu__gp_thread_running(void);
+void orcu__gp_kick(void);          /* wake the GP thread (orphans to serve) */
 int orcu__gp_start_thread(void);
 void orcu__gp_stop_thread(void);
 void orcu__gp_after_fork_child(void);

@@ -33,7 +33,8 @@
  *     that could not be created leaves invocation to the leader.  A
  *     callback posted to a slot nobody scans raises `orphans` and wakes
  *     the adopter (any running leader), which moves it to a slot of its
- *     own; with no leader at all, waiters serve such slots (barrier.c).
+ *     own; with no leader at all the GP thread serves such slots, and
+ *     with no library thread at all, the threads that wait (barrier.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -98,16 +99,20 @@ void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
 /* Point 6: a callback landed on a slot without threads. */
 void orcu__nocb_orphan_posted(void)
 {
-	struct orcu__leader *l;
+	struct orcu__leader *l = orcu__load_acquire(&orcu__g.adopter);
+	bool first = !orcu__load_relaxed(&orcu__g.orphans) &&
+		     !orcu__xchg_seq_cst(&orcu__g.orphans, 1);
 
-	if (orcu__load_relaxed(&orcu__g.orphans) ||
-	    orcu__xchg_seq_cst(&orcu__g.orphans, 1))
+	if (l) {
+		if (first)
+			orcu__nocb_wake_leader(l, true);
 		return;
-	l = orcu__load_acquire(&orcu__g.adopter);
-	if (l)
-		orcu__nocb_wake_leader(l, true);
-	else
-		orcu__retry_threads();
+	}
+	/* No leader runs: the GP thread serves orphans (gp.c), and the
+	 * missing threads are tried again (rate-limited). */
+	if (first)
+		orcu__gp_kick();
+	orcu__retry_threads();
 }
 
 static void report_adopted(struct orcu__slot *s, long n,
@@ -196,8 +201,9 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 	}
 	pthread_mutex_lock(&s->cb_lock);
 	orcu__slot_splice_new_locked(s, take_lazy);
-	/* Point 5: a timer is armed for whatever lazy callbacks remain. */
-	s->lazy_armed = orcu__load_relaxed(&s->n_lazy) != 0;
+	/* Point 5: only a timer armed above covers lazy callbacks that stay
+	 * queued (one still being posted when we took the queue has none). */
+	s->lazy_armed = nlazy && !take_lazy;
 	/* Read after the splice, behind a full fence: the GP we tag with
 	 * starts after every callback we just took was posted. */
 	orcu__fence_seq_cst();
