@@ -206,6 +206,8 @@ ORCU_API extern __thread struct orcu__reader orcu__reader
 	__attribute__((tls_model("initial-exec")));
 ORCU_API extern _Atomic unsigned long orcu__gp_ctr;      /* phase | 1 */
 ORCU_API extern _Atomic int orcu__has_membarrier;        /* 0: full-fence readers */
+ORCU_API extern _Atomic int orcu__gp_wait;             /* 1: a GP sleeps on readers */
+ORCU_API void orcu__reader_wake_gp(void);
 ORCU_API void orcu__read_lock_slow(void);
 ORCU_API void orcu__read_unlock_slow(void);
 ORCU_API void orcu__qsbr_check_lock(void);
@@ -264,6 +266,12 @@ static inline void orcu_read_unlock(void)
 		/* Release costs nothing on x86 and lets ThreadSanitizer see the
 		 * order membarrier() gives: pairs with the acquire scan. */
 		atomic_store_explicit(&r->ctr, 0, memory_order_release);
+		/* Store, then load: the GP's membarrier() after it sets
+		 * orcu__gp_wait orders the two (models/reader_wake.pml). */
+		atomic_signal_fence(memory_order_seq_cst);
+		if (__builtin_expect(atomic_load_explicit(&orcu__gp_wait,
+							  memory_order_relaxed), 0))
+			orcu__reader_wake_gp();
 	} else if (__builtin_expect((c & ORCU__NEST_MASK) > 1, 1)) {
 		atomic_store_explicit(&r->ctr, c - 1, memory_order_relaxed);
 	} else {

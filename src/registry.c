@@ -181,6 +181,9 @@ void orcu_unregister_thread(void)
 	r->kind = ORCU__KIND_NONE;
 	r->rec = NULL;
 	pthread_mutex_unlock(&registry_lock);
+	/* A GP may sleep on us: we are gone (the waiter re-scans under
+	 * registry_lock, which we just released). */
+	orcu__reader_wake_gp();
 	pthread_setspecific(exit_key, NULL);
 	free(rec);
 }
@@ -242,6 +245,17 @@ void orcu__qsbr_check_lock(void)
 /* ------------------------------------------------------------------ */
 /* qsbr */
 
+/* Once per GP and reader: store, fence, then see whether a GP sleeps on
+ * us (the reader side of the wake protocol above). */
+static void qsbr_announce(struct orcu__reader *r, unsigned long g)
+{
+	orcu__store_release(&r->qs_seq, g);
+	/* Pairs with the fence after orcu__gp_wait = 1 in wait_phase(). */
+	orcu__fence_seq_cst();
+	if (orcu__load_relaxed(&orcu__gp_wait))
+		orcu__reader_wake_gp();
+}
+
 void orcu_quiescent_state(void)
 {
 	struct orcu__reader *r = &orcu__reader;
@@ -264,7 +278,7 @@ void orcu_quiescent_state(void)
 	/* Announcing a value already announced is a no-op: skip the store
 	 * (and its cache-line traffic) when no GP has begun since. */
 	if (orcu__load_relaxed(&r->qs_seq) != g)
-		orcu__store_release(&r->qs_seq, g);
+		qsbr_announce(r, g);
 	orcu__inline_poll();
 }
 
@@ -279,7 +293,7 @@ void orcu_thread_offline(void)
 		if (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)
 			orcu__misuse("orcu_thread_offline", "called inside a read-side critical section");
 		/* Release: reads of our last section are complete. */
-		orcu__store_release(&r->qs_seq, 0);
+		qsbr_announce(r, 0);
 	}
 }
 
@@ -387,58 +401,96 @@ static void stall_emit(const struct orcu_stall_info *ip)
 	fputc('\n', stderr);
 }
 
-/* Back off politely: spin briefly, then yield, then sleep up to 100 us. */
-static void wait_step(unsigned *iter, bool expedited)
+/*
+ * Readers wake a waiting GP (models/reader_wake.pml).  The waiter sets
+ * orcu__gp_wait to 1, then issues a full barrier on every reader's CPU
+ * (membarrier, or its own fence where readers fence themselves), then
+ * scans again, and sleeps only while orcu__gp_wait is still 1.  A reader
+ * leaving its section stores its state, then loads orcu__gp_wait, and if
+ * it is 1 exchanges it to 0 and wakes the waiter.  The barrier sits
+ * between the reader's store and its load: either the waiter's re-scan
+ * sees the reader gone, or the reader sees the flag and wakes it.  memb
+ * readers get that barrier from membarrier(); qsbr readers fence after
+ * their announcement (once per GP); without membarrier, memb readers have
+ * no fence after their store, so the waiter sleeps in short slices.
+ */
+_Atomic int orcu__gp_wait;
+
+void orcu__reader_wake_gp(void)
 {
-	unsigned i = (*iter)++;
-
-	if (i < 64) {
-		orcu__cpu_relax();
-	} else if (i < 128 || (expedited && i < 4096)) {
-		sched_yield();
-	} else {
-		/* Readers' sections are short: poll often enough that a GP ends
-		 * soon after its last reader, rarely enough to cost nothing. */
-		long us = expedited ? 10 : (i < 256 ? 20 : 100);
-		struct timespec ts = { 0, us * 1000 };
-
-		nanosleep(&ts, NULL);
-	}
+	if (orcu__xchg_seq_cst(&orcu__gp_wait, 0))
+		orcu__futex_wake(&orcu__gp_wait, 1);
 }
 
-static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
+#define WAIT_SPINS 100
+#define WAIT_SLICE_NS (100 * 1000000LL)        /* stall checks meanwhile */
+#define WAIT_SLICE_NOMB_NS (200 * 1000LL)      /* no membarrier: no wake */
+
+static bool scan_held(int pass, unsigned long cur, unsigned long want_q,
+		      uint64_t gp_start_ns, uint64_t *next_report_ns)
+{
+	struct orcu_stall_info info;
+	struct reader_rec *rec;
+	bool held = false, report = false;
+
+	pthread_mutex_lock(&registry_lock);
+	for (rec = registry.next; rec != &registry && !held; rec = rec->next) {
+		if (rec->kind == ORCU__KIND_MEMB)
+			held = memb_holds(rec, cur);
+		else if (pass == 1)
+			held = qsbr_holds(rec, want_q);
+	}
+	if (held && orcu__g.stall_ms > 0 && orcu__now_ns() >= *next_report_ns) {
+		uint64_t waited = orcu__now_ns() - gp_start_ns;
+
+		stall_collect(&info, gp_start_ns, cur, want_q);
+		report = true;
+		/* Again at doubling intervals while the stall lasts. */
+		*next_report_ns = gp_start_ns + 2 * waited;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	if (report)
+		stall_emit(&info);
+	return held;
+}
+
+static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns,
 		       uint64_t *next_report_ns, unsigned long want_q)
 {
+	/* Expedited spins longer before it pays for a sleep and a wake. */
+	unsigned spins = expedited ? 10 * WAIT_SPINS : WAIT_SPINS;
 	unsigned long cur = orcu__load_relaxed(&orcu__gp_ctr);
-	unsigned iter = 0;
+	bool armed = false;
 
-	for (;;) {
-		struct orcu_stall_info info;
-		struct reader_rec *rec;
-		bool held = false, report = false;
+	for (unsigned iter = 0;; iter++) {
+		int64_t slice;
 
-		pthread_mutex_lock(&registry_lock);
-		for (rec = registry.next; rec != &registry && !held; rec = rec->next) {
-			if (rec->kind == ORCU__KIND_MEMB)
-				held = memb_holds(rec, cur);
-			else if (pass == 1)
-				held = qsbr_holds(rec, want_q);
+		if (!scan_held(pass, cur, want_q, gp_start_ns, next_report_ns))
+			break;
+		if (iter < spins) {
+			orcu__cpu_relax();
+			continue;
 		}
-		if (held && orcu__g.stall_ms > 0 && orcu__now_ns() >= *next_report_ns) {
-			uint64_t waited = orcu__now_ns() - gp_start_ns;
-
-			stall_collect(&info, gp_start_ns, cur, want_q);
-			report = true;
-			/* Again at doubling intervals while the stall lasts. */
-			*next_report_ns = gp_start_ns + 2 * waited;
+		if (!armed) {
+			orcu__store_seq_cst(&orcu__gp_wait, 1);
+			/* Pairs with the reader's store -> load of orcu__gp_wait
+			 * (orcu_read_unlock(), qsbr_announce()). */
+			if (memb)
+				orcu__membarrier_master();
+			else
+				orcu__fence_seq_cst();
+			armed = true;
+			continue;       /* re-scan before sleeping */
 		}
-		pthread_mutex_unlock(&registry_lock);
-		if (report)
-			stall_emit(&info);
-		if (!held)
-			return;
-		wait_step(&iter, expedited);
+		slice = memb && !orcu__load_relaxed(&orcu__has_membarrier) ?
+			WAIT_SLICE_NOMB_NS : WAIT_SLICE_NS;
+		orcu__futex_wait_int(&orcu__gp_wait, 1, slice);
+		/* Still 1: nobody consumed our flag, the barrier still holds.
+		 * 0: a reader woke us; re-arm (with a new barrier) if needed. */
+		armed = orcu__load_seq_cst(&orcu__gp_wait) != 0;
 	}
+	if (armed)
+		orcu__store_relaxed(&orcu__gp_wait, 0);
 }
 
 void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
@@ -469,10 +521,10 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 	/* memb: flip, wait; flip, wait.  seq_cst store orders the flip
 	 * before our scan loads. */
 	orcu__store_seq_cst(&orcu__gp_ctr, orcu__load_relaxed(&orcu__gp_ctr) ^ ORCU__PHASE);
-	wait_phase(0, expedited, gp_start_ns, &next_report, want_q);
+	wait_phase(0, memb, expedited, gp_start_ns, &next_report, want_q);
 	orcu__fence_seq_cst();
 	orcu__store_seq_cst(&orcu__gp_ctr, orcu__load_relaxed(&orcu__gp_ctr) ^ ORCU__PHASE);
-	wait_phase(1, expedited, gp_start_ns, &next_report, want_q);
+	wait_phase(1, memb, expedited, gp_start_ns, &next_report, want_q);
 
 	/* Readers' section reads complete before we report the GP over.
 	 * Pairs with orcu__mb_slave() before the unlock store. */
