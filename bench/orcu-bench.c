@@ -407,14 +407,17 @@ static const struct sync_call sync_calls[] = {
 };
 #define NSYNC ((int)(sizeof(sync_calls) / sizeof(sync_calls[0])))
 #define SYNC_MAX_PER_RUN 1000
+#define SYNC_MIN_PER_RUN 20       /* so a p99 of slow grace periods means something */
+#define SYNC_RUN_CAP_NS 1000000000ull
 
 /* One run: nr busy readers, then synchronize back to back for opt.ms
- * (at most SYNC_MAX_PER_RUN calls); latencies in us appended to out. */
+ * (at most SYNC_MAX_PER_RUN calls; if grace periods are so slow that fewer
+ * than SYNC_MIN_PER_RUN fit, on up to 1 s); latencies in us go to out. */
 static size_t sync_run(const struct sync_call *c, int nr, double *out)
 {
 	struct rthread r[64];
 	_Atomic int stop = 0;
-	uint64_t end;
+	uint64_t start, end;
 	size_t n = 0;
 
 	for (int i = 0; i < nr; i++) {
@@ -424,8 +427,10 @@ static size_t sync_run(const struct sync_call *c, int nr, double *out)
 		pthread_create(&r[i].tid, NULL, reader_main, &r[i]);
 	}
 	sleep_ns(20000000);
-	end = now_ns() + (uint64_t)opt.ms * 1000000ull;
-	while (now_ns() < end && n < SYNC_MAX_PER_RUN) {
+	start = now_ns();
+	end = start + (uint64_t)opt.ms * 1000000ull;
+	while (n < SYNC_MAX_PER_RUN && (now_ns() < end || (n < SYNC_MIN_PER_RUN &&
+	       now_ns() - start < SYNC_RUN_CAP_NS))) {
 		uint64_t t0 = now_ns();
 
 		c->sync();
@@ -458,12 +463,13 @@ int scen_sync(void)
 	fprintf(md, "## sync: synchronize latency (us) with busy readers\n\nBusy readers of the "
 		"same library and flavor read flat out (memb: lock, dereference, use, unlock; "
 		"qsbr: the same with a quiescent state every %d reads) while the caller "
-		"synchronizes back to back (at most %d calls per run). The flavors take turns "
+		"synchronizes back to back (at most %d calls per run, at least %d unless that "
+		"takes over 1 s). The flavors take turns "
 		"run by run. p50/p99 pooled over %d runs of %d ms; p50 per run as median "
 		"[min-max]; ratios to liburcu's same flavor at the same reader count.\n\n"
 		"| call | flavor | readers | samples | p50 | p99 | p50 per run | p50 ratio | "
 		"p99 ratio |\n|---|---|---|---|---|---|---|---|---|\n",
-		BENCH_QS_EVERY, SYNC_MAX_PER_RUN, opt.reps, opt.ms);
+		BENCH_QS_EVERY, SYNC_MAX_PER_RUN, SYNC_MIN_PER_RUN, opt.reps, opt.ms);
 	jdoc_param(d, "ms_per_run", opt.ms);
 	jdoc_param(d, "max_calls_per_run", SYNC_MAX_PER_RUN);
 	jdoc_param(d, "qs_every", BENCH_QS_EVERY);
