@@ -395,15 +395,17 @@ struct sync_call {
 	const char *flavor;
 	read_loop_fn loop;
 	void (*sync)(void);
-	int peer;   /* index of the liburcu row this one is compared with */
+	int peer;     /* index of the liburcu row this one is compared with */
+	bool target;  /* this row carries the target */
 };
 
 static const struct sync_call sync_calls[] = {
-	{ "orcu_synchronize", "memb", read_orcu_memb, orcu_synchronize, 2 },
-	{ "orcu_synchronize_expedited", "memb", read_orcu_memb, orcu_synchronize_expedited, 2 },
-	{ "urcu_memb_synchronize_rcu", "memb", read_urcu_memb, urcu_m_synchronize, 2 },
-	{ "orcu_synchronize", "qsbr", read_orcu_qsbr, orcu_synchronize, 4 },
-	{ "urcu_qsbr_synchronize_rcu", "qsbr", read_urcu_qsbr, urcu_q_synchronize, 4 },
+	{ "orcu_synchronize", "memb", read_orcu_memb, orcu_synchronize, 2, true },
+	{ "orcu_synchronize_expedited", "memb", read_orcu_memb, orcu_synchronize_expedited, 2,
+	  false },
+	{ "urcu_memb_synchronize_rcu", "memb", read_urcu_memb, urcu_m_synchronize, 2, false },
+	{ "orcu_synchronize", "qsbr", read_orcu_qsbr, orcu_synchronize, 4, true },
+	{ "urcu_qsbr_synchronize_rcu", "qsbr", read_urcu_qsbr, urcu_q_synchronize, 4, false },
 };
 #define NSYNC ((int)(sizeof(sync_calls) / sizeof(sync_calls[0])))
 #define SYNC_MAX_PER_RUN 1000
@@ -516,11 +518,12 @@ int scen_sync(void)
 			jdoc_num(d, "p99_ratio_to_liburcu", r99);
 			jdoc_row_end(d);
 		}
-		/* The targets: orcu_synchronize (rows 0 and 3) against liburcu. */
-		for (int c = 0; c < NSYNC; c += 3) {
+		for (int c = 0; c < NSYNC; c++) {
 			const struct sync_call *sc = &sync_calls[c];
 			int pc = sc->peer;
 
+			if (!sc->target)
+				continue;
 			snprintf(tgt, sizeof(tgt), "sync %s, %d busy readers: p50 and p99 <= 1.0x "
 				 "liburcu %s", sc->flavor, nr, sc->flavor);
 			snprintf(meas, sizeof(meas), "p50 %.2fx (%.1f vs %.1f us), p99 %.2fx "

@@ -77,6 +77,9 @@ static void peer_retire_cb(void *mem)
 /* ------------------------------------------------------------------ */
 /* Threads */
 
+/* Unlike the read scenario's readers (charged their own CPU time), these
+ * count reads per second of wall time: an update side that takes CPUs
+ * away from busy readers must show up in their figure. */
 struct ureader {
 	pthread_t tid;
 	read_loop_fn loop;
