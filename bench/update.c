@@ -165,14 +165,16 @@ static void *uupdater_main(void *p)
 				urcu_m_register();
 		}
 	}
+	/* At least one write, timed from our own start: on a busy machine this
+	 * thread may first run after the window closed. */
 	u->t0 = now_ns();
-	while (!atomic_load_explicit(u->stop, memory_order_relaxed)) {
+	do {
 		if (u->mode == UPD_SYNC)
 			update_sync(l);
 		else
 			update_call(l, qsbr);
 		u->n++;
-	}
+	} while (!atomic_load_explicit(u->stop, memory_order_relaxed));
 	u->t1 = now_ns();
 	if (u->mode == UPD_CALL) {
 		if (l->orcu) {
