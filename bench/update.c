@@ -84,6 +84,7 @@ struct ureader {
 	pthread_t tid;
 	read_loop_fn loop;
 	const _Atomic int *stop;
+	_Atomic int started;
 	uint64_t n, t0, t1;
 };
 
@@ -92,6 +93,7 @@ static void *ureader_main(void *p)
 	struct ureader *r = p;
 	long sum = 0;
 
+	atomic_store(&r->started, 1);
 	r->t0 = now_ns();
 	r->n = r->loop(r->stop, &sum);
 	r->t1 = now_ns();
@@ -209,6 +211,13 @@ static struct upoint update_run(const struct ulib *l, enum umode mode, int nr, i
 		r[i].stop = &stop;
 		pthread_create(&r[i].tid, NULL, ureader_main, &r[i]);
 	}
+	/* The updater starts once the readers run and have registered (the
+	 * first thing their loops do): a grace period with no reader
+	 * registered yet is a different, cheaper path in both libraries. */
+	for (int i = 0; i < nr; i++)
+		while (!atomic_load(&r[i].started))
+			sleep_ns(100000);
+	sleep_ns(10000000);
 	u.lib = l;
 	u.mode = mode;
 	u.stop = &ustop;
