@@ -59,6 +59,9 @@ size_t urcu_head_size(void);
 void urcu_q_register(void);
 void urcu_q_unregister(void);
 void urcu_q_synchronize(void);
+void urcu_q_quiescent(void);
+void urcu_q_barrier(void);
+void urcu_q_call(void *mem, void (*fn)(void *mem));   /* as urcu_m_call */
 
 /* ck_epoch (peer_ck.c) */
 void ck_init_global(void);
@@ -145,6 +148,7 @@ double kv_get(const struct kv *kv, const char *key, double def);
 /* Scenarios */
 int scen_read(int headline);
 int scen_sync(void);
+int scen_update(void);   /* update.c */
 int scen_enqueue(int headline);
 int scen_throughput(void);
 int scen_latency(int headline);
@@ -162,6 +166,7 @@ int child_scale(int argc, char **argv);
 int child_idle(int argc, char **argv);
 int child_threads(int argc, char **argv);
 int child_lazy(int argc, char **argv);
+int child_insns(int argc, char **argv);   /* cb.c: posts under callgrind */
 
 /* Headline figures filled in by the scenarios when headline != 0 */
 struct headline {

@@ -1,15 +1,19 @@
 /*
  * cb.c - the callback scenarios: enqueue cost, end-to-end throughput,
  * post-to-invoke latency at a trickle, and barrier latency, each for orcu
- * and liburcu memb (and ck_epoch where it has the operation).
+ * and liburcu memb (and ck_epoch where it has the operation); the enqueue
+ * instruction count runs the poster loop under callgrind in a child.
  */
 #include <orcu.h>
 
 #include "bench.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 enum lib { LIB_ORCU, LIB_URCU, LIB_CK };
 static const char *const lib_names[] = { "orcu", "liburcu", "ck_epoch" };
@@ -74,6 +78,7 @@ static void check_sizes(void)
 /* enqueue: ns per post with preallocated heads and a no-op callback */
 
 #define ENQ_BATCH 8192   /* under orcu's default ORCU_QHIMARK (10000) */
+#define ENQ_MIN_RUNS 10  /* the target is on the worst of these */
 
 /* The poster's CPU time: syscalls it makes count, being preempted by
  * other work on this shared machine does not. */
@@ -85,110 +90,219 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static void post_batch(enum lib l, struct cbobj *objs, int n)
+{
+	if (l == LIB_ORCU) {
+		for (int i = 0; i < n; i++)
+			orcu_call(&objs[i].u.oh, orcu_noop);
+	} else if (l == LIB_URCU) {
+		for (int i = 0; i < n; i++)
+			urcu_m_call(&objs[i], peer_noop);
+	} else {
+		void *rec = ck_thread_rec();
+
+		for (int i = 0; i < n; i++)
+			ck_post(rec, &objs[i], peer_noop);
+	}
+}
+
 struct enq_arg {
 	enum lib lib;
-	int reps, batches;
-	double ns[64];
+	int batches;
+	double ns;
 };
 
+/* One run: a fresh poster thread, warmed, then timed batches. */
 static void *enq_main(void *p)
 {
 	struct enq_arg *a = p;
 	struct cbobj *objs = calloc(ENQ_BATCH, sizeof(*objs));
+	uint64_t total = 0;
 
 	if (!objs)
 		abort();
 	lib_register(a->lib);
 	/* Warm: first use, threads, page faults on objs. */
-	for (int i = 0; i < ENQ_BATCH; i++) {
-		if (a->lib == LIB_ORCU)
-			orcu_call(&objs[i].u.oh, orcu_noop);
-		else if (a->lib == LIB_URCU)
-			urcu_m_call(&objs[i], peer_noop);
-		else
-			ck_post(ck_thread_rec(), &objs[i], peer_noop);
-	}
+	post_batch(a->lib, objs, ENQ_BATCH);
 	lib_barrier(a->lib);
-	for (int k = 0; k < a->reps; k++) {
-		uint64_t total = 0;
+	for (int b = 0; b < a->batches; b++) {
+		uint64_t t0 = cpu_ns();
 
-		for (int b = 0; b < a->batches; b++) {
-			uint64_t t0 = cpu_ns();
-
-			if (a->lib == LIB_ORCU) {
-				for (int i = 0; i < ENQ_BATCH; i++)
-					orcu_call(&objs[i].u.oh, orcu_noop);
-			} else if (a->lib == LIB_URCU) {
-				for (int i = 0; i < ENQ_BATCH; i++)
-					urcu_m_call(&objs[i], peer_noop);
-			} else {
-				void *rec = ck_thread_rec();
-
-				for (int i = 0; i < ENQ_BATCH; i++)
-					ck_post(rec, &objs[i], peer_noop);
-			}
-			total += cpu_ns() - t0;
-			lib_barrier(a->lib);   /* untimed: heads are reused */
-		}
-		a->ns[k] = (double)total / ((double)ENQ_BATCH * a->batches);
+		post_batch(a->lib, objs, ENQ_BATCH);
+		total += cpu_ns() - t0;
+		lib_barrier(a->lib);   /* untimed: heads are reused */
 	}
+	a->ns = (double)total / ((double)ENQ_BATCH * a->batches);
 	lib_unregister(a->lib);
 	free(objs);
 	return NULL;
 }
 
+/* ---- instructions per post, counted by callgrind ---- */
+
+#define INSNS_BATCHES 4
+
+/* The only function callgrind collects in (--toggle-collect): the posts
+ * and everything they call, on the poster thread. */
+__attribute__((noinline)) void enq_insns_loop(enum lib l, struct cbobj *objs, int n);
+__attribute__((noinline)) void enq_insns_loop(enum lib l, struct cbobj *objs, int n)
+{
+	post_batch(l, objs, n);
+}
+
+/* Reached through a volatile pointer so the compiler cannot inline or
+ * clone the collected function under another name. */
+static void (*volatile enq_insns_fn)(enum lib, struct cbobj *, int) = enq_insns_loop;
+
+int child_insns(int argc, char **argv)
+{
+	enum lib l = argc > 2 && !strcmp(argv[2], "orcu") ? LIB_ORCU : LIB_URCU;
+	struct cbobj *objs = calloc(ENQ_BATCH, sizeof(*objs));
+
+	if (!objs)
+		abort();
+	lib_register(l);
+	post_batch(l, objs, ENQ_BATCH);   /* warm, not collected */
+	lib_barrier(l);
+	for (int b = 0; b < INSNS_BATCHES; b++) {
+		enq_insns_fn(l, objs, ENQ_BATCH);
+		lib_barrier(l);
+	}
+	lib_unregister(l);
+	printf("posts %d\n", INSNS_BATCHES * ENQ_BATCH);
+	fflush(stdout);
+	_exit(0);
+}
+
+/* Instructions per post of one library: "valgrind --tool=callgrind
+ * --toggle-collect=enq_insns_loop <self> __insns <lib>", total Ir of the
+ * collected function / posts.  -1 if valgrind is missing or fails. */
+static double insns_per_post(const char *lib)
+{
+	char out[600], tog[] = "--toggle-collect=enq_insns_loop", line[512];
+	char *argv[] = { "valgrind", "--tool=callgrind", tog, out, (char *)opt.self,
+			 "__insns", (char *)lib, NULL };
+	char path[512];
+	double ir = -1;
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/callgrind.enqueue.%s.out", opt.outdir, lib);
+	snprintf(out, sizeof(out), "--callgrind-out-file=%s", path);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execvp("valgrind", argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "totals:", 7) || !strncmp(line, "summary:", 8))
+			ir = strtod(strchr(line, ':') + 1, NULL);
+	if (f)
+		fclose(f);
+	unlink(path);
+	return ir < 0 ? -1 : ir / (INSNS_BATCHES * ENQ_BATCH);
+}
+
 int scen_enqueue(int headline)
 {
-	int reps = opt.reps, batches = headline ? 10 : 20;
-	struct summ s[3];
+	int reps = headline ? opt.reps : (opt.reps > ENQ_MIN_RUNS ? opt.reps : ENQ_MIN_RUNS);
+	int batches = headline ? 5 : 10;
+	double v[3][64], ratio[64], ins[2];
+	struct summ s[3], sr;
 	struct jdoc *d = headline ? NULL : jdoc_new("enqueue");
 	FILE *md = headline ? NULL : out_open("enqueue.md");
-	char meas[128];
+	char meas[200];
 
 	check_sizes();
-	for (int l = 0; l < 3; l++) {
-		struct enq_arg a = { .lib = (enum lib)l, .reps = reps, .batches = batches };
-		pthread_t t;
+	/* Runs interleave the libraries, each run a fresh poster thread. */
+	for (int k = 0; k < reps; k++) {
+		for (int l = 0; l < 3; l++) {
+			struct enq_arg a = { .lib = (enum lib)l, .batches = batches };
+			pthread_t t;
 
-		if (headline && l == LIB_CK)
-			continue;
-		pthread_create(&t, NULL, enq_main, &a);
-		pthread_join(t, NULL);
-		s[l] = summarize(a.ns, reps);
+			if (headline && l == LIB_CK)
+				continue;
+			pthread_create(&t, NULL, enq_main, &a);
+			pthread_join(t, NULL);
+			v[l][k] = a.ns;
+		}
+		ratio[k] = v[LIB_ORCU][k] / v[LIB_URCU][k];
 	}
+	for (int l = 0; l < 3; l++)
+		s[l] = summarize(v[l], reps);
+	sr = summarize(ratio, reps);
 	hl.enq_orcu = s[LIB_ORCU].med;
 	hl.enq_urcu = s[LIB_URCU].med;
 	if (headline)
 		return 0;
-	printf("== enqueue: ns per post, preallocated heads, no-op callback, batches of %d, "
-	       "median of %d runs ==\n", ENQ_BATCH, reps);
-	fprintf(md, "## enqueue: ns per post\n\nPoster CPU time per post (syscalls included, preemption not). One poster thread, preallocated heads, no-op "
-		"callback, %d batches of %d posts per run (a barrier between batches, not "
-		"timed). Median of %d runs [min-max].\n\n| library | ns per post | ratio to liburcu |\n"
-		"|---|---|---|\n", batches, ENQ_BATCH, reps);
+	ins[0] = insns_per_post("orcu");
+	ins[1] = insns_per_post("urcu");
+	printf("== enqueue: ns per post, preallocated heads, no-op callback, %d batches of %d "
+	       "per run, %d runs: median [min-max] ==\n", batches, ENQ_BATCH, reps);
+	fprintf(md, "## enqueue: ns per post\n\nPoster CPU time per post (syscalls included, "
+		"preemption not). One poster thread per run, preallocated heads, no-op callback, "
+		"%d batches of %d posts per run (a barrier between batches, not timed); the "
+		"libraries take turns run by run. %d runs: median [min-max]; the ratio is taken "
+		"run by run (orcu's run over liburcu's run next to it).\n\n"
+		"| library | ns per post | ratio to liburcu, per run | instructions per post "
+		"(callgrind) |\n|---|---|---|---|\n", batches, ENQ_BATCH, reps);
 	jdoc_param(d, "batch", ENQ_BATCH);
 	jdoc_param(d, "batches", batches);
+	jdoc_param(d, "insns_posts", INSNS_BATCHES * ENQ_BATCH);
 	for (int l = 0; l < 3; l++) {
 		const char *call = l == LIB_ORCU ? "orcu_call" :
 				   l == LIB_URCU ? "urcu_memb_call_rcu" : "ck_epoch_call";
+		struct summ r = l == LIB_ORCU ? sr : summarize((double[]){ s[l].med / s[1].med }, 1);
+		char in[32] = "-";
 
-		printf("%-20s %7.1f ns [%.1f-%.1f]  %.2fx liburcu\n", call, s[l].med, s[l].min,
-		       s[l].max, s[l].med / s[LIB_URCU].med);
-		fprintf(md, "| %s | %.1f [%.1f-%.1f] | %.2f |\n", call, s[l].med, s[l].min,
-			s[l].max, s[l].med / s[LIB_URCU].med);
+		if (l < 2 && ins[l] >= 0)
+			snprintf(in, sizeof(in), "%.1f", ins[l]);
+		printf("%-20s %7.1f ns [%.1f-%.1f]  ratio %.2fx [%.2f-%.2f]  %s insns/post\n", call,
+		       s[l].med, s[l].min, s[l].max, r.med, r.min, r.max, in);
+		fprintf(md, "| %s | %.1f [%.1f-%.1f] | %.2f [%.2f-%.2f] | %s |\n", call, s[l].med,
+			s[l].min, s[l].max, r.med, r.min, r.max, in);
 		jdoc_row_begin(d);
 		jdoc_str(d, "call", call);
 		jdoc_summ(d, "ns_per_post", s[l]);
-		jdoc_num(d, "ratio_to_liburcu", s[l].med / s[LIB_URCU].med);
+		if (l == LIB_ORCU)
+			jdoc_summ(d, "ratio_to_liburcu_per_run", sr);
+		if (l < 2 && ins[l] >= 0)
+			jdoc_num(d, "insns_per_post", ins[l]);
 		jdoc_row_end(d);
 	}
 	fprintf(md, "\nck_epoch_call only pushes onto the caller's own record: its callbacks "
-		"run when that same thread polls or barriers (no helper threads, no wake-up).\n\n");
+		"run when that same thread polls or barriers (no helper threads, no wake-up); "
+		"its ratio is of medians. Instructions: `valgrind --tool=callgrind "
+		"--toggle-collect=enq_insns_loop orcu-bench __insns orcu|urcu` posts %d "
+		"callbacks (a barrier after each %d, not collected); the collected Ir over the "
+		"number of posts, wrapper and loop included on both sides (liburcu's goes "
+		"through the bench's urcu_m_call, which stores the function and calls "
+		"urcu_memb_call_rcu). Under valgrind glibc has no rseq, so sched_getcpu is a "
+		"system call there.%s\n\n", INSNS_BATCHES * ENQ_BATCH, ENQ_BATCH,
+		ins[0] < 0 || ins[1] < 0 ? " (valgrind not found or failed: no count.)" : "");
 	printf("\n");
-	snprintf(meas, sizeof(meas), "%.2fx (%.1f vs %.1f ns)", s[0].med / s[1].med, s[0].med,
-		 s[1].med);
-	target_row("enqueue", "enqueue: orcu_call <= 0.7x liburcu call_rcu", meas,
-		   s[0].med <= 0.7 * s[1].med);
+	snprintf(meas, sizeof(meas), "max %.2fx (min %.2f, median %.2f of %d runs; %.1f vs "
+		 "%.1f ns median)", sr.max, sr.min, sr.med, reps, s[0].med, s[1].med);
+	target_row("enqueue", "enqueue: orcu_call <= 0.5x liburcu call_rcu in every run", meas,
+		   sr.max <= 0.5);
+	if (ins[0] >= 0 && ins[1] >= 0) {
+		printf("instructions per post (callgrind): orcu_call %.1f, liburcu call_rcu %.1f "
+		       "-> %.2fx\n\n", ins[0], ins[1], ins[0] / ins[1]);
+		jdoc_param(d, "insns_ratio", ins[0] / ins[1]);
+	}
 	jdoc_write(d);
 	fclose(md);
 	return 0;

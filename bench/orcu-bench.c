@@ -172,6 +172,7 @@ struct rthread {
 	pthread_t tid;
 	read_loop_fn loop;
 	const _Atomic int *stop;
+	_Atomic int started;   /* set before the loop (which registers first) */
 	uint64_t n, ns;
 	long sink;
 };
@@ -192,6 +193,7 @@ static void *reader_main(void *p)
 	struct rthread *r = p;
 	uint64_t t0 = thread_cpu_ns();
 
+	atomic_store(&r->started, 1);
 	r->n = r->loop(r->stop, &r->sink);
 	r->ns = thread_cpu_ns() - t0;
 	return NULL;
@@ -386,91 +388,160 @@ int scen_read(int headline)
 }
 
 /* ------------------------------------------------------------------ */
-/* sync: grace-period latency as seen by the caller */
+/* sync: grace-period latency as seen by the caller, with 0, 1 and 2 busy
+ * readers of the same library and flavor (memb: lock, read, unlock flat
+ * out; qsbr: reads with a quiescent state every BENCH_QS_EVERY). */
 
-enum { SYNC_ORCU, SYNC_ORCU_EXP, SYNC_URCU };
-static const char *const sync_names[] = { "orcu_synchronize", "orcu_synchronize_expedited",
-					  "urcu_memb_synchronize_rcu" };
+struct sync_call {
+	const char *name;
+	const char *flavor;
+	read_loop_fn loop;
+	void (*sync)(void);
+	int peer;     /* index of the liburcu row this one is compared with */
+	bool target;  /* this row carries the target */
+};
+
+static const struct sync_call sync_calls[] = {
+	{ "orcu_synchronize", "memb", read_orcu_memb, orcu_synchronize, 2, true },
+	{ "orcu_synchronize_expedited", "memb", read_orcu_memb, orcu_synchronize_expedited, 2,
+	  false },
+	{ "urcu_memb_synchronize_rcu", "memb", read_urcu_memb, urcu_m_synchronize, 2, false },
+	{ "orcu_synchronize", "qsbr", read_orcu_qsbr, orcu_synchronize, 4, true },
+	{ "urcu_qsbr_synchronize_rcu", "qsbr", read_urcu_qsbr, urcu_q_synchronize, 4, false },
+};
+#define NSYNC ((int)(sizeof(sync_calls) / sizeof(sync_calls[0])))
+#define SYNC_MAX_PER_RUN 1000
+#define SYNC_MIN_PER_RUN 20       /* so a p99 of slow grace periods means something */
+#define SYNC_RUN_CAP_NS 1000000000ull
+
+/* One run: nr busy readers, then synchronize back to back for opt.ms
+ * (at most SYNC_MAX_PER_RUN calls; if grace periods are so slow that fewer
+ * than SYNC_MIN_PER_RUN fit, on up to 1 s); latencies in us go to out. */
+static size_t sync_run(const struct sync_call *c, int nr, double *out)
+{
+	struct rthread r[64];
+	_Atomic int stop = 0;
+	uint64_t start, end;
+	size_t n = 0;
+
+	for (int i = 0; i < nr; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].loop = c->loop;
+		r[i].stop = &stop;
+		pthread_create(&r[i].tid, NULL, reader_main, &r[i]);
+	}
+	/* Readers running, and so registered, before the first call. */
+	for (int i = 0; i < nr; i++)
+		while (!atomic_load(&r[i].started))
+			sleep_ns(100000);
+	sleep_ns(20000000);
+	start = now_ns();
+	end = start + (uint64_t)opt.ms * 1000000ull;
+	while (n < SYNC_MAX_PER_RUN && (now_ns() < end || (n < SYNC_MIN_PER_RUN &&
+	       now_ns() - start < SYNC_RUN_CAP_NS))) {
+		uint64_t t0 = now_ns();
+
+		c->sync();
+		out[n++] = (double)(now_ns() - t0) / 1000.0;
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < nr; i++)
+		pthread_join(r[i].tid, NULL);
+	return n;
+}
 
 int scen_sync(void)
 {
+	static const int readers[] = { 0, 1, 2 };
 	struct jdoc *d = jdoc_new("sync");
 	FILE *md = out_open("sync.md");
-	double p50s[2][3] = { { 0 } };
+	double *pool[NSYNC], p50[NSYNC], p99[NSYNC];
+	char meas[200], tgt[160];
 
+	for (int c = 0; c < NSYNC; c++) {
+		pool[c] = calloc((size_t)opt.reps * SYNC_MAX_PER_RUN, sizeof(double));
+		if (!pool[c])
+			abort();
+	}
 	read_warmup();
-	printf("== sync: grace-period latency seen by the caller (us), pooled over %d runs ==\n",
-	       opt.reps);
-	printf("%-28s %-8s %10s %10s %10s %18s\n", "call", "readers", "samples", "p50", "p99",
-	       "p50 per run");
-	fprintf(md, "## sync: synchronize latency (us)\n\nReaders of the same library read "
-		"continuously. p50/p99 pooled over %d runs; p50 per run as median [min-max].\n\n"
-		"| call | readers | samples | p50 | p99 | p50 per run |\n|---|---|---|---|---|---|\n",
-		opt.reps);
-	for (int rd = 0; rd < 2; rd++) {
-		int nr = rd ? opt.nproc : 0;
+	printf("== sync: synchronize latency seen by the caller (us) with busy readers, pooled "
+	       "over %d runs of %d ms ==\n", opt.reps, opt.ms);
+	printf("%-28s %-6s %-8s %8s %9s %9s %20s %8s %8s\n", "call", "flavor", "readers",
+	       "samples", "p50", "p99", "p50 per run", "p50 x", "p99 x");
+	fprintf(md, "## sync: synchronize latency (us) with busy readers\n\nBusy readers of the "
+		"same library and flavor read flat out (memb: lock, dereference, use, unlock; "
+		"qsbr: the same with a quiescent state every %d reads) while the caller "
+		"synchronizes back to back (at most %d calls per run, at least %d unless that "
+		"takes over 1 s). The flavors take turns "
+		"run by run. p50/p99 pooled over %d runs of %d ms; p50 per run as median "
+		"[min-max]; ratios to liburcu's same flavor at the same reader count.\n\n"
+		"| call | flavor | readers | samples | p50 | p99 | p50 per run | p50 ratio | "
+		"p99 ratio |\n|---|---|---|---|---|---|---|---|---|\n",
+		BENCH_QS_EVERY, SYNC_MAX_PER_RUN, SYNC_MIN_PER_RUN, opt.reps, opt.ms);
+	jdoc_param(d, "ms_per_run", opt.ms);
+	jdoc_param(d, "max_calls_per_run", SYNC_MAX_PER_RUN);
+	jdoc_param(d, "qs_every", BENCH_QS_EVERY);
+	for (size_t ri = 0; ri < sizeof(readers) / sizeof(readers[0]); ri++) {
+		int nr = readers[ri];
+		size_t n[NSYNC] = { 0 };
+		double run50[NSYNC][64];
 
-		for (int c = 0; c < 3; c++) {
-			static double all[20000];
-			double run50[64];
-			size_t n = 0;
-			struct summ s;
+		/* Runs interleave the calls, so a change in the machine's state
+		 * hits every library alike. */
+		for (int k = 0; k < opt.reps; k++) {
+			for (int c = 0; c < NSYNC; c++) {
+				double *v = pool[c] + n[c];
+				size_t got = sync_run(&sync_calls[c], nr, v);
 
-			for (int k = 0; k < opt.reps; k++) {
-				struct rthread r[64];
-				_Atomic int stop = 0;
-				uint64_t end;
-				size_t first = n;
-
-				for (int i = 0; i < nr; i++) {
-					memset(&r[i], 0, sizeof(r[i]));
-					r[i].loop = c == SYNC_URCU ? read_urcu_memb : read_orcu_memb;
-					r[i].stop = &stop;
-					pthread_create(&r[i].tid, NULL, reader_main, &r[i]);
-				}
-				sleep_ns(20000000);
-				end = now_ns() + (uint64_t)opt.ms * 1000000ull;
-				while (now_ns() < end && n - first < 1000 && n < 20000) {
-					uint64_t t0 = now_ns();
-
-					if (c == SYNC_ORCU)
-						orcu_synchronize();
-					else if (c == SYNC_ORCU_EXP)
-						orcu_synchronize_expedited();
-					else
-						urcu_m_synchronize();
-					all[n++] = (double)(now_ns() - t0) / 1000.0;
-				}
-				atomic_store(&stop, 1);
-				for (int i = 0; i < nr; i++)
-					pthread_join(r[i].tid, NULL);
-				run50[k] = percentile(all + first, n - first, 0.5);
-			}
-			s = summarize(run50, opt.reps);
-			{
-				double p50 = percentile(all, n, 0.5), p99 = percentile(all, n, 0.99);
-
-				p50s[rd][c] = p50;
-				printf("%-28s %-8d %10zu %10.1f %10.1f %7.1f [%.1f-%.1f]\n",
-				       sync_names[c], nr, n, p50, p99, s.med, s.min, s.max);
-				fprintf(md, "| %s | %d | %zu | %.1f | %.1f | %.1f [%.1f-%.1f] |\n",
-					sync_names[c], nr, n, p50, p99, s.med, s.min, s.max);
-				jdoc_row_begin(d);
-				jdoc_str(d, "call", sync_names[c]);
-				jdoc_num(d, "readers", nr);
-				jdoc_num(d, "samples", (double)n);
-				jdoc_num(d, "p50_us", p50);
-				jdoc_num(d, "p99_us", p99);
-				jdoc_summ(d, "p50_per_run_us", s);
-				jdoc_row_end(d);
+				n[c] += got;
+				run50[c][k] = percentile(v, got, 0.5);
 			}
 		}
+		for (int c = 0; c < NSYNC; c++) {
+			p50[c] = percentile(pool[c], n[c], 0.5);
+			p99[c] = percentile(pool[c], n[c], 0.99);
+		}
+		for (int c = 0; c < NSYNC; c++) {
+			const struct sync_call *sc = &sync_calls[c];
+			struct summ s = summarize(run50[c], opt.reps);
+			double r50 = p50[c] / p50[sc->peer], r99 = p99[c] / p99[sc->peer];
+
+			printf("%-28s %-6s %-8d %8zu %9.1f %9.1f %7.1f [%.1f-%.1f] %8.2f %8.2f\n",
+			       sc->name, sc->flavor, nr, n[c], p50[c], p99[c], s.med, s.min, s.max,
+			       r50, r99);
+			fprintf(md, "| %s | %s | %d | %zu | %.1f | %.1f | %.1f [%.1f-%.1f] | %.2f | "
+				"%.2f |\n", sc->name, sc->flavor, nr, n[c], p50[c], p99[c], s.med,
+				s.min, s.max, r50, r99);
+			jdoc_row_begin(d);
+			jdoc_str(d, "call", sc->name);
+			jdoc_str(d, "flavor", sc->flavor);
+			jdoc_num(d, "readers", nr);
+			jdoc_num(d, "samples", (double)n[c]);
+			jdoc_num(d, "p50_us", p50[c]);
+			jdoc_num(d, "p99_us", p99[c]);
+			jdoc_summ(d, "p50_per_run_us", s);
+			jdoc_num(d, "p50_ratio_to_liburcu", r50);
+			jdoc_num(d, "p99_ratio_to_liburcu", r99);
+			jdoc_row_end(d);
+		}
+		for (int c = 0; c < NSYNC; c++) {
+			const struct sync_call *sc = &sync_calls[c];
+			int pc = sc->peer;
+
+			if (!sc->target)
+				continue;
+			snprintf(tgt, sizeof(tgt), "sync %s, %d busy readers: p50 and p99 <= 1.0x "
+				 "liburcu %s", sc->flavor, nr, sc->flavor);
+			snprintf(meas, sizeof(meas), "p50 %.2fx (%.1f vs %.1f us), p99 %.2fx "
+				 "(%.1f vs %.1f us)", p50[c] / p50[pc], p50[c], p50[pc],
+				 p99[c] / p99[pc], p99[c], p99[pc]);
+			target_row("sync", tgt, meas, p50[c] <= p50[pc] && p99[c] <= p99[pc]);
+		}
 	}
-	fprintf(md, "\nRatios of p50 to liburcu: 0 readers: sync %.2f, expedited %.2f; "
-		"%d readers: sync %.2f, expedited %.2f.\n\n",
-		p50s[0][0] / p50s[0][2], p50s[0][1] / p50s[0][2], opt.nproc,
-		p50s[1][0] / p50s[1][2], p50s[1][1] / p50s[1][2]);
+	fprintf(md, "\n");
 	printf("\n");
+	for (int c = 0; c < NSYNC; c++)
+		free(pool[c]);
 	jdoc_write(d);
 	fclose(md);
 	return 0;
@@ -514,7 +585,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: orcu-bench [--reps N] [--ms N] [--seconds N] [--out DIR] <scenario>...\n"
-		"scenarios: read sync enqueue throughput latency barrier flood scale\n"
+		"scenarios: read sync update enqueue throughput latency barrier flood scale\n"
 		"           scale-report idle threads lazy all headline\n"
 		"Each scenario prints a table and writes DIR/<scenario>.json (default\n"
 		"DIR bench/results), a markdown table and target rows.\n");
@@ -523,7 +594,8 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } scen[] = {
-		{ "read", NULL }, { "sync", scen_sync }, { "enqueue", NULL },
+		{ "read", NULL }, { "sync", scen_sync }, { "update", scen_update },
+		{ "enqueue", NULL },
 		{ "throughput", scen_throughput }, { "latency", NULL },
 		{ "barrier", NULL }, { "flood", scen_flood }, { "scale", scen_scale },
 		{ "idle", scen_idle }, { "threads", scen_threads }, { "lazy", scen_lazy },
@@ -560,6 +632,8 @@ int main(int argc, char **argv)
 			return child_threads(argc, argv);
 		if (!strcmp(argv[1], "__lazy"))
 			return child_lazy(argc, argv);
+		if (!strcmp(argv[1], "__insns"))
+			return child_insns(argc, argv);
 		return 2;
 	}
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {

@@ -1,7 +1,8 @@
 /*
  * peer_urcu_qsbr.c - liburcu's qsbr flavor, inline (_LGPL_SOURCE): an empty
  * read side plus urcu_qsbr_quiescent_state() every BENCH_QS_EVERY reads,
- * the way liburcu qsbr users write their loops.
+ * the way liburcu qsbr users write their loops; call_rcu and barrier for
+ * the update scenario.
  */
 #ifndef _LGPL_SOURCE
 #define _LGPL_SOURCE
@@ -9,6 +10,8 @@
 #include <urcu/urcu-qsbr.h>
 
 #include "bench.h"
+
+#include <stddef.h>
 
 uint64_t read_urcu_qsbr(const _Atomic int *stop, long *sink)
 {
@@ -36,3 +39,26 @@ uint64_t read_urcu_qsbr(const _Atomic int *stop, long *sink)
 void urcu_q_register(void) { urcu_qsbr_register_thread(); }
 void urcu_q_unregister(void) { urcu_qsbr_unregister_thread(); }
 void urcu_q_synchronize(void) { urcu_qsbr_synchronize_rcu(); }
+void urcu_q_quiescent(void) { urcu_qsbr_quiescent_state(); }
+void urcu_q_barrier(void) { urcu_qsbr_barrier(); }
+
+/* As urcu_m_call(): the head at offset 0 of mem, fn kept behind it. */
+struct qcb {
+	struct rcu_head head;
+	void (*fn)(void *mem);
+};
+
+static void qcb_invoke(struct rcu_head *h)
+{
+	struct qcb *c = (struct qcb *)h;
+
+	c->fn(c);
+}
+
+void urcu_q_call(void *mem, void (*fn)(void *mem))
+{
+	struct qcb *c = mem;
+
+	c->fn = fn;
+	urcu_qsbr_call_rcu(&c->head, qcb_invoke);
+}

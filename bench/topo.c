@@ -359,6 +359,8 @@ int child_scale(int argc, char **argv)
 		kvout("groups_with_work", samples ? gww / samples : 0);
 		kvout("gp_cpu_frac", (double)(s1.gp_thread_cpu_ns - s0.gp_thread_cpu_ns) /
 		      (double)(t1 - t0));
+		kvout("gp_cpu_us_per_gp", gps > 0 ? (double)(s1.gp_thread_cpu_ns -
+		      s0.gp_thread_cpu_ns) / 1e3 / gps : 0);
 		kvout("follower_wakeups_per_s", (double)(s1.leader_wakeups - s0.leader_wakeups) / dt);
 		kvout("enqueue_wakeups_per_s", (double)(s1.enqueue_wakeups - s0.enqueue_wakeups) / dt);
 		kvout("lib_ctxsw_per_s", (double)(c1 - c0) / dt);
@@ -382,8 +384,8 @@ static int run_scale(int n, bool flat, int secs, struct kv *kv)
 
 static const char *const sc_keys[] = { "gp_wakeups_per_gp", "groups_with_work", "gp_cpu_frac",
 				       "gps_per_s", "posts_per_s", "follower_wakeups_per_s",
-				       "lib_ctxsw_per_s", "threads", "groups" };
-#define SC_NKEYS 9
+				       "lib_ctxsw_per_s", "threads", "groups", "gp_cpu_us_per_gp" };
+#define SC_NKEYS 10
 
 /* Median over reps of each key, for one (n, flat) point. */
 static int scale_point(int n, bool flat, int reps, int secs, struct summ *out)
@@ -410,24 +412,26 @@ int scen_scale(void)
 	struct jdoc *d = jdoc_new("scale");
 	FILE *md = out_open("scale.md"), *dat = out_open("scale.dat");
 	struct summ s[2][SC_NKEYS];
+	double us16 = 0, us256 = 0;
 	char meas[200];
 
 	printf("== scale: N virtual slots all online+offloaded, %d posters bind to slot i, post, "
 	       "sleep %llu us (round robin over all slots); median of %d ==\n", SCALE_POSTERS,
 	       SCALE_SLEEP_NS / 1000, reps);
-	printf("%6s %-9s %7s %8s %9s %10s %8s %9s %11s %11s\n", "slots", "stride", "groups",
-	       "threads", "GPs/s", "wakes/GP", "grp-work", "GP-CPU%", "follower/s",
+	printf("%6s %-9s %7s %8s %9s %10s %8s %9s %9s %11s %11s\n", "slots", "stride", "groups",
+	       "threads", "GPs/s", "wakes/GP", "grp-work", "GP-CPU%", "GP-us/GP", "follower/s",
 	       "libctxsw/s");
 	fprintf(md, "## scale: GP-thread wake-ups and CPU vs number of slots\n\nVirtual "
 		"topology ORCU_CPUS=possible=N,online=0-(N-1), all offloaded. %d poster threads "
 		"bind to slot i (round robin over all slots), post one callback (freeing memory), "
 		"sleep %llu us. wakes/GP = GP-thread wake-ups (stats.gp_wakeups) per completed GP; "
 		"groups with work = mean number of groups holding pending callbacks, sampled "
-		"every 2 ms; GP-CPU = GP-thread CPU time per second of wall time. Default stride "
-		"(sqrt N) vs stride 1 (flat). Median of %d runs.\n\n"
+		"every 2 ms; GP-CPU = GP-thread CPU time per second of wall time, and per "
+		"completed GP (us). Default stride (sqrt N) vs stride 1 (flat). Median of %d "
+		"runs.\n\n"
 		"| slots | stride | groups | threads | GPs/s | wakes/GP | groups with work | "
-		"GP-thread CPU %% | follower wake-ups/s | library ctx switches/s |\n"
-		"|---|---|---|---|---|---|---|---|---|---|\n", SCALE_POSTERS,
+		"GP-thread CPU %% | GP-thread us per GP | follower wake-ups/s | library ctx "
+		"switches/s |\n|---|---|---|---|---|---|---|---|---|---|---|\n", SCALE_POSTERS,
 		SCALE_SLEEP_NS / 1000, reps);
 	fprintf(dat, "# slots wakesPerGP_default wakesPerGP_flat groupsWithWork_default "
 		"gpcpu%%_default gpcpu%%_flat groups_default\n");
@@ -435,16 +439,16 @@ int scen_scale(void)
 		for (int f = 0; f < 2; f++) {
 			if (scale_point(sizes[i], f, reps, 2, s[f]) < 0)
 				return -1;
-			printf("%6d %-9s %7.0f %8.0f %9.0f %10.2f %8.2f %9.2f %11.0f %11.0f\n",
+			printf("%6d %-9s %7.0f %8.0f %9.0f %10.2f %8.2f %9.2f %9.2f %11.0f %11.0f\n",
 			       sizes[i], f ? "1 (flat)" : "default", s[f][8].med, s[f][7].med,
 			       s[f][3].med, s[f][0].med, s[f][1].med, s[f][2].med * 100,
-			       s[f][5].med, s[f][6].med);
+			       s[f][9].med, s[f][5].med, s[f][6].med);
 			fprintf(md, "| %d | %s | %.0f | %.0f | %.0f | %.2f [%.2f-%.2f] | %.2f | "
-				"%.2f [%.2f-%.2f] | %.0f | %.0f |\n", sizes[i],
+				"%.2f [%.2f-%.2f] | %.2f [%.2f-%.2f] | %.0f | %.0f |\n", sizes[i],
 				f ? "1 (flat)" : "default", s[f][8].med, s[f][7].med, s[f][3].med,
 				s[f][0].med, s[f][0].min, s[f][0].max, s[f][1].med,
 				s[f][2].med * 100, s[f][2].min * 100, s[f][2].max * 100,
-				s[f][5].med, s[f][6].med);
+				s[f][9].med, s[f][9].min, s[f][9].max, s[f][5].med, s[f][6].med);
 			jdoc_row_begin(d);
 			jdoc_num(d, "slots", sizes[i]);
 			jdoc_str(d, "stride", f ? "1" : "default");
@@ -452,6 +456,10 @@ int scen_scale(void)
 				jdoc_summ(d, sc_keys[k], s[f][k]);
 			jdoc_row_end(d);
 		}
+		if (sizes[i] == 16)
+			us16 = s[0][9].med;
+		if (sizes[i] == 256)
+			us256 = s[0][9].med;
 		fprintf(dat, "%d %.3f %.3f %.3f %.3f %.3f %.0f\n", sizes[i], s[0][0].med,
 			s[1][0].med, s[0][1].med, s[0][2].med * 100, s[1][2].med * 100,
 			s[0][8].med);
@@ -467,6 +475,11 @@ int scen_scale(void)
 		 s[0][2].med * 100, s[1][2].med * 100);
 	target_row("scale", "scale 4096: GP-thread CPU <= 5% of one CPU (default stride)", meas,
 		   s[0][2].med <= 0.05);
+	snprintf(meas, sizeof(meas), "%.2fx (%.2f us at 16, %.2f at 256, %.2f at 4096 slots)",
+		 s[0][9].med / us16, us16, us256, s[0][9].med);
+	target_row("scale", "scale: GP-thread CPU per GP at 4096 slots <= 1.2x at 16 and "
+		   "<= 10 us (default stride)", meas,
+		   s[0][9].med <= 1.2 * us16 && s[0][9].med <= 10);
 	jdoc_write(d);
 	fclose(md);
 	fclose(dat);
