@@ -101,12 +101,15 @@ void orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 }
 
 /* Bump gp_done_futex and wake its sleepers.  seq_cst on both sides: a
- * sleeper counts itself in gp_done_waiters before reading the futex word
- * (orcu__gp_drive()); we bump the word before reading the count. */
+ * sleeper counts itself in gp_done_waiters, reads the futex word, then
+ * re-reads gp_seq and gp_owner before it sleeps (orcu__gp_drive()). */
 static void gp_done_notify(void)
 {
-	orcu__fetch_add_seq_cst(&gp_done_futex, 1);
+	/* The caller's store (gp_seq or gp_owner, seq_cst) comes first; a
+	 * sleeper that we do not see counted here counts itself later and
+	 * then re-reads that store, so only counted sleepers need the bump. */
 	if (orcu__load_seq_cst(&gp_done_waiters)) {
+		orcu__fetch_add_seq_cst(&gp_done_futex, 1);
 		orcu__futex_wake(&gp_done_futex, 1 << 30);
 		orcu__count(gp_wakeups, 1);
 	}
@@ -128,10 +131,36 @@ static void gp_release(void)
 	gp_done_notify();
 }
 
+static void end_gp(unsigned long cur, uint64_t start)
+{
+	/* Pairs with the acquire loads of gp_seq in orcu__gp_drive(),
+	 * orcu_poll_state() and the leaders: what the readers did is visible
+	 * to them. */
+	orcu__store_seq_cst(&orcu__gp_seq, cur);
+	orcu__count(gp_completed, 1);
+	/* The batching window counts from GPs that waited for readers. */
+	if (start) {
+		gp_last_end_ns = orcu__now_ns();
+		orcu__trace2(gp_end, cur, gp_last_end_ns - start);
+	}
+	gp_done_notify();
+	orcu__nocb_gp_done(cur);
+}
+
 static void run_one_gp(unsigned long cur)
 {
-	uint64_t start = orcu__now_ns();
+	uint64_t start;
 	bool hurry;
+
+	/* Nobody registered: a whole GP with nothing to wait for, from idle
+	 * straight to the next idle value (registry.c says why a reader that
+	 * registers meanwhile needs no wait). */
+	if (!orcu__seq_in_progress(cur) && !orcu__registry_has_readers()) {
+		orcu__trace1(gp_start, cur);
+		end_gp(orcu__seq_end(orcu__seq_start(cur)), 0);
+		return;
+	}
+	start = orcu__now_ns();
 
 	if (!orcu__seq_in_progress(cur)) {
 		cur = orcu__seq_start(cur);
@@ -141,22 +170,13 @@ static void run_one_gp(unsigned long cur)
 	}
 	orcu__trace1(gp_start, cur);
 	orcu__delay(ORCU__DELAY_GP_START);
-	hurry = orcu__xchg_acq_rel(&gp_hurry, 0) != 0;
+	hurry = orcu__load_relaxed(&gp_hurry) && orcu__xchg_acq_rel(&gp_hurry, 0);
 	if (hurry)
 		orcu__count(gp_expedited, 1);
 	if (!orcu__load_relaxed(&gp_busted))
 		orcu__registry_wait_readers(hurry, start);
 	orcu__delay(ORCU__DELAY_GP_END);
-	cur = orcu__seq_end(cur);
-	/* Pairs with the acquire loads of gp_seq in orcu__gp_drive(),
-	 * orcu_poll_state() and the leaders: what the readers did is visible
-	 * to them. */
-	orcu__store_seq_cst(&orcu__gp_seq, cur);
-	orcu__count(gp_completed, 1);
-	orcu__trace2(gp_end, cur, orcu__now_ns() - start);
-	gp_done_notify();
-	orcu__nocb_gp_done(cur);
-	gp_last_end_ns = orcu__now_ns();
+	end_gp(orcu__seq_end(cur), start);
 }
 
 /*
@@ -170,10 +190,9 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 {
 	if (hurry)
 		orcu__store_relaxed(&gp_hurry, 1);
-	orcu__fetch_add_seq_cst(&gp_done_waiters, 1);
 	for (;;) {
-		uint32_t v = orcu__load_seq_cst(&gp_done_futex);
 		unsigned long cur;
+		uint32_t v;
 
 		/* Acquire pairs with the store that ends the GP. */
 		if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), target))
@@ -184,9 +203,16 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 			gp_release();
 			break;
 		}
-		orcu__futex_wait(&gp_done_futex, v, -1);
+		/* Count ourselves, then read the word, then re-check: pairs
+		 * with gp_done_notify(), which bumps the word before it reads
+		 * the count (all seq_cst). */
+		orcu__fetch_add_seq_cst(&gp_done_waiters, 1);
+		v = orcu__load_seq_cst(&gp_done_futex);
+		if (!orcu__seq_done(orcu__load_seq_cst(&orcu__gp_seq), target) &&
+		    orcu__load_seq_cst(&gp_owner))
+			orcu__futex_wait(&gp_done_futex, v, -1);
+		orcu__fetch_sub_relaxed(&gp_done_waiters, 1);
 	}
-	orcu__fetch_sub_relaxed(&gp_done_waiters, 1);
 	/* Callback demand that arrived while we drove is the GP thread's. */
 	if (orcu__seq_lt(orcu__load_acquire(&orcu__gp_seq),
 			 orcu__load_acquire(&gp_needed)))
@@ -207,13 +233,30 @@ static int64_t batch_wait_ns(unsigned long cur)
 	return (int64_t)(gp_last_end_ns + window - now);
 }
 
-static void account_cpu(void)
-{
-	struct timespec cpu;
+/* CPU time of GP threads that have exited; a running one is read on
+ * demand (orcu_get_stats), not after every GP. */
+static _Atomic uint64_t gp_cpu_past_ns;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-	orcu__store_relaxed(&orcu__cnt.gp_thread_cpu_ns,
-		(uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
+static uint64_t thread_cpu_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t orcu__gp_thread_cpu_ns(void)
+{
+	uint64_t ns = orcu__load_relaxed(&gp_cpu_past_ns);
+	clockid_t id;
+
+	/* Under orcu__g.lock the thread cannot be joined meanwhile. */
+	pthread_mutex_lock(&orcu__g.lock);
+	if (orcu__load_relaxed(&gp_running) && pthread_getcpuclockid(gp_tid, &id) == 0)
+		ns += thread_cpu_ns(id);
+	pthread_mutex_unlock(&orcu__g.lock);
+	return ns;
 }
 
 /* Nobody else serves slots without threads when no leader runs at all
@@ -254,7 +297,6 @@ static void *gp_thread_main(void *arg)
 			if (orcu__seq_in_progress(cur) && orcu__seq_lt(need, orcu__seq_end(cur)))
 				need = orcu__seq_end(cur);
 			orcu__gp_drive(need, false);
-			account_cpu();
 			continue;
 		}
 		if (orcu__load_acquire(&gp_stop))
@@ -274,6 +316,7 @@ static void *gp_thread_main(void *arg)
 		orcu__futex_wait(&gp_futex, v, batch ? batch : -1);
 		orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
 	}
+	orcu__fetch_add_relaxed(&gp_cpu_past_ns, thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID));
 	return NULL;
 }
 

@@ -217,6 +217,7 @@ void orcu__registry_unlock(void);
 /* Wait until no reader holds the GP that gp.c is running (called by gp.c). */
 void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns);
 void orcu__registry_after_fork_child(void);
+bool orcu__registry_has_readers(void);
 bool orcu__qsbr_enter_for_callbacks(void);
 void orcu__qsbr_leave_for_callbacks(bool entered);
 void orcu__membarrier_init(void);
@@ -234,6 +235,7 @@ void orcu__gp_request(unsigned long target, enum orcu__gp_how how);
 void orcu__gp_drive(unsigned long target, bool hurry);
 bool orcu__gp_thread_running(void);
 void orcu__gp_kick(void);          /* wake the GP thread (orphans to serve) */
+uint64_t orcu__gp_thread_cpu_ns(void);
 int orcu__gp_start_thread(void);
 void orcu__gp_stop_thread(void);
 void orcu__gp_after_fork_child(void);

@@ -147,8 +147,16 @@ void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who)
 	}
 }
 
+/* Leaders between publishing gp_waiting and clearing it: a GP end with
+ * none skips the walk over every group. */
+static _Atomic int leaders_waiting;
+
 void orcu__nocb_gp_done(unsigned long seq)
 {
+	/* seq_cst pairs with leader_wait_gp(): it counts itself, then
+	 * re-reads gp_seq; we stored gp_seq, then read the count. */
+	if (!orcu__load_seq_cst(&leaders_waiting))
+		return;
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
 		struct orcu__leader *l = &orcu__g.leaders[g];
 
@@ -321,11 +329,13 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc, uint32
 	orcu__store_release(&l->gp_wait_seq, sc->first);
 	/* Pairs with the acquire in orcu__nocb_gp_done(); the re-check below
 	 * closes the window where the GP ended before we published our wait. */
+	orcu__fetch_add_seq_cst(&leaders_waiting, 1);
 	orcu__store_seq_cst(&l->gp_waiting, 1);
 	if (!orcu__seq_done(orcu__load_seq_cst(&orcu__gp_seq), sc->first) &&
 	    !orcu__load_acquire(&l->force))
 		orcu__futex_wait(&l->futex, fv, sc->timeout_ns);
 	orcu__store_relaxed(&l->gp_waiting, 0);
+	orcu__fetch_sub_relaxed(&leaders_waiting, 1);
 }
 
 static void *leader_main(void *arg)
@@ -549,4 +559,5 @@ void orcu__nocb_after_fork_child(void)
 	}
 	orcu__store_relaxed(&orcu__g.leaders_alive, 0);
 	orcu__store_relaxed(&orcu__g.followers_alive, 0);
+	orcu__store_relaxed(&leaders_waiting, 0);
 }

@@ -50,6 +50,9 @@ struct reader_rec {
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct reader_rec registry = { &registry, &registry, NULL, 0, 0, 0 };
 static int nr_memb;             /* memb readers registered; under registry_lock */
+/* Readers registered: written under registry_lock, read without it by a
+ * GP that may find nobody to wait for. */
+static _Atomic int nr_readers;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static int membarrier_checked;
@@ -145,6 +148,8 @@ static int do_register(int kind, const char *call)
 		orcu__store_release(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
 	}
 	nr_memb += kind == ORCU__KIND_MEMB;
+	/* seq_cst: pairs with the load in orcu__registry_wait_readers(). */
+	orcu__store_seq_cst(&nr_readers, orcu__load_relaxed(&nr_readers) + 1);
 	rec->next = &registry;
 	rec->prev = registry.prev;
 	registry.prev->next = rec;
@@ -177,6 +182,7 @@ void orcu_unregister_thread(void)
 	rec->prev->next = rec->next;
 	rec->next->prev = rec->prev;
 	nr_memb -= rec->kind == ORCU__KIND_MEMB;
+	orcu__store_relaxed(&nr_readers, orcu__load_relaxed(&nr_readers) - 1);
 	orcu__store_release(&r->qs_seq, 0);
 	r->kind = ORCU__KIND_NONE;
 	r->rec = NULL;
@@ -201,6 +207,7 @@ void orcu__registry_after_fork_child(void)
 			continue;
 		}
 		nr_memb -= rec->kind == ORCU__KIND_MEMB;
+		orcu__store_relaxed(&nr_readers, orcu__load_relaxed(&nr_readers) - 1);
 		rec->prev->next = rec->next;
 		rec->next->prev = rec->prev;
 		free(rec);
@@ -493,12 +500,24 @@ static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns
 		orcu__store_relaxed(&orcu__gp_wait, 0);
 }
 
+/* seq_cst: pairs with the store in do_register().  A thread that
+ * registers after this load saw 0 starts its sections after it, and the
+ * updater fenced its updates before it read gp_seq (gp.c point 2). */
+bool orcu__registry_has_readers(void)
+{
+	return orcu__load_seq_cst(&nr_readers) != 0;
+}
+
 void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 {
 	uint64_t next_report = gp_start_ns + (uint64_t)(orcu__g.stall_ms > 0 ? orcu__g.stall_ms : 0) * 1000000ull;
 	unsigned long want_q;
 	bool memb;
 
+	if (!orcu__registry_has_readers()) {
+		orcu__fence_seq_cst();
+		return;
+	}
 	/* With no memb reader registered there is nobody to force through a
 	 * barrier: a thread that registers later takes registry_lock after
 	 * us, so its sections start after this GP and see what preceded it.

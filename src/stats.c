@@ -63,7 +63,7 @@ void orcu_get_stats(struct orcu_stats *out)
 	out->peak_pending = (uint64_t)peak;
 	out->lazy_flushes = LOAD(lazy_flushes);
 	out->stalls_reported = LOAD(stalls_reported);
-	out->gp_thread_cpu_ns = LOAD(gp_thread_cpu_ns);
+	out->gp_thread_cpu_ns = orcu__gp_thread_cpu_ns();
 }
 
 long orcu_slot_pending(int cpu)
