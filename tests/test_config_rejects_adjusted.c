@@ -11,8 +11,8 @@
  *    up from the other knob; control: a consistent pair is taken as is;
  *  - ORCU_NOCBS="" (which read as "none" and turned offloading off): one
  *    line, every slot stays offloaded; ORCU_STALL_MS="": one line;
- *  - booleans: ORCU_CHECK_CALLS=yes is one line, once, though the
- *    variable is read again later; ORCU_NO_MEMBARRIER=yes is reported;
+ *  - booleans: ORCU_CHECK_CALLS=yes is one line (test_env_bool checks
+ *    it stays one when read again); ORCU_NO_MEMBARRIER=yes is reported;
  *  - ORCU_HOUSEKEEPING naming no CPU this process may run on: one line
  *    at configuration, not one per library thread;
  *  - a value with control bytes and 600 more characters: still one line,
@@ -120,18 +120,6 @@ static int long_value_child(void *arg)
 	return works() ? 0 : 10;
 }
 
-static int check_calls_again_child(void *arg)
-{
-	(void)arg;
-	setenv("ORCU_CHECK_CALLS", "yes", 1);
-	if (!works())
-		return 10;
-	/* Whoever reads it later gets the default without a second line. */
-	if (orcu__env_bool("ORCU_CHECK_CALLS", 0) != 0)
-		return 11;
-	return 0;
-}
-
 static int housekeeping_child(void *arg)
 {
 	(void)arg;
@@ -216,13 +204,6 @@ int main(void)
 	test_watchdog("test_config_rejects_adjusted", 240);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_env_case(&cases[i]);
-
-	run_child(check_calls_again_child, NULL, 60, &r);
-	printf("%-30s -> exit %d, %d line(s): %s", "CHECK_CALLS=yes read again",
-	       WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1, r.lines, r.err);
-	CHECK(WIFEXITED(r.status));
-	CHECK_EQ(WEXITSTATUS(r.status), 0);
-	CHECK_EQ(r.lines, 1);
 
 	run_child(long_value_child, NULL, 60, &r);
 	printf("%-30s -> exit %d, %d line(s): %s", "NOCBS long, control bytes",
