@@ -136,7 +136,9 @@ static int repost_after_run(void *a)
 	return 0;
 }
 
-static void expect_named_abort(const char *name, int (*fn)(void *), void *arg,
+/* Returns false (after saying why) if the child did not die as expected:
+ * every case runs, so a run shows each one that fails. */
+static bool expect_named_abort(const char *name, int (*fn)(void *), void *arg,
 			       const char *call)
 {
 	struct child_result r;
@@ -150,26 +152,31 @@ static void expect_named_abort(const char *name, int (*fn)(void *), void *arg,
 			name, r.status, WIFSIGNALED(r.status) ? "signal" : "exit",
 			WIFSIGNALED(r.status) ? WTERMSIG(r.status) : WEXITSTATUS(r.status),
 			r.err);
-		exit(1);
+		return false;
 	}
 	if (r.lines != 1 || strncmp(r.err, want, strlen(want)) != 0 ||
 	    !strstr(r.err, "posted twice while still pending")) {
 		fprintf(stderr, "%s: expected one line \"%s... posted twice while still "
 			"pending ...\", got %d line(s):\n%s\n", name, want, r.lines, r.err);
-		exit(1);
+		return false;
 	}
+	return true;
 }
 
 int main(void)
 {
 	struct child_result r;
+	int failed = 0;
 
 	test_watchdog("test_double_call_named", 240);
-	expect_named_abort("orcu_call twice", call_twice, NULL, "orcu_call");
-	expect_named_abort("orcu_call_lazy twice", call_twice, (void *)1, "orcu_call_lazy");
-	expect_named_abort("orcu_call after the take", call_after_take, NULL, "orcu_call");
-	expect_named_abort("queue: same head twice", queue_twice, NULL, "orcu_call");
-	expect_named_abort("list: last head again", list_twice, NULL, "orcu_call");
+	failed += !expect_named_abort("orcu_call twice", call_twice, NULL, "orcu_call");
+	failed += !expect_named_abort("orcu_call_lazy twice", call_twice, (void *)1,
+				      "orcu_call_lazy");
+	failed += !expect_named_abort("orcu_call after the take", call_after_take, NULL,
+				      "orcu_call");
+	failed += !expect_named_abort("queue: same head twice", queue_twice, NULL, "orcu_call");
+	failed += !expect_named_abort("list: last head again", list_twice, NULL, "orcu_call");
+	CHECK_EQ(failed, 0);
 
 	run_child(repost_after_run, NULL, 60, &r);
 	printf("%-26s -> exit %d%s%s", "control: re-post after run",
