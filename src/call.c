@@ -60,7 +60,7 @@ static void double_call_check(struct orcu_head *h, const char *call)
 	found = tfind(h, &pending_set, cmp_ptr);
 	if (found) {
 		pthread_mutex_unlock(&pending_lock);
-		fprintf(stderr, "orcu: %s: head %p posted twice while still pending (callback %p)\n",
+		fprintf(stderr, "orcu: %s: callback head %p posted twice while still pending (function %p)\n",
 			call, (void *)h, (void *)(uintptr_t)h->func);
 		abort();
 	}

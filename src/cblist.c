@@ -2,7 +2,8 @@
  * cblist.c - the segmented callback list (see cblist.h for the layout and
  * its invariants).  Every insertion goes through splice_after(), every
  * removal from the front through cut_front(), so the tail-pointer
- * bookkeeping lives in exactly two places.  Calls only seq.h.
+ * bookkeeping lives in exactly two places.  Calls only seq.h, and
+ * orcu__double_post_die() when a head shows up twice.
  */
 #include "cblist.h"
 
@@ -86,8 +87,19 @@ void orcu__cblist_enqueue(struct orcu__cblist *cbl, struct orcu_head *h)
 void orcu__cblist_enqueue_chain(struct orcu__cblist *cbl, struct orcu_head *first,
 				struct orcu_head *last, long n)
 {
+	struct orcu_head **tail = cbl->tails[ORCU__CBL_NEXT];
+
 	if (n <= 0)
 		return;
+	/* O(1) signs of a head posted again while it was the last one on this
+	 * list: it comes back as the chain's end, or its link, which ends the
+	 * list, was rewritten by the new post (a relaxed load: the poster may
+	 * be writing it right now).  next is an orcu_head's first member, so
+	 * a tail other than &head is the last node itself. */
+	if (__builtin_expect(tail == &last->next ||
+			     __atomic_load_n(tail, __ATOMIC_RELAXED) != NULL, 0))
+		orcu__double_post_die(cbl, tail == &cbl->head ? first :
+				      (struct orcu_head *)(void *)tail, false);
 	CBL_EXPECT(last->next == NULL);
 	splice_after(cbl, ORCU__CBL_NEXT, first, &last->next, n);
 }
@@ -193,8 +205,14 @@ static struct orcu_head *cut_front(struct orcu__cblist *cbl, long n)
 	if (n == cbl->len[ORCU__CBL_DONE])
 		endp = cbl->tails[ORCU__CBL_DONE];
 	else
-		for (long i = 0; i < n; i++)
+		for (long i = 0; i < n; i++) {
+			/* The segment ends before its count: a head posted again
+			 * while here had its link cut. */
+			if (__builtin_expect(*endp == NULL, 0))
+				orcu__double_post_die(cbl, endp == &cbl->head ? first :
+						      (struct orcu_head *)(void *)endp, false);
 			endp = &(*endp)->next;
+		}
 	cbl->head = *endp;
 	*endp = NULL;
 	for (int s = 0; s < ORCU__CBL_NSEGS; s++)

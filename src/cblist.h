@@ -3,7 +3,8 @@
  * orcu_heads cut into four segments (DONE, WAIT, NEXT_READY, NEXT) by tail
  * pointers, each waiting segment tagged with the gp_seq it waits for.
  * A pure data structure: no locking, no atomics, no allocation; the caller
- * serialises access.  Uses seq.h for every sequence comparison.
+ * serialises access.  Uses seq.h for every sequence comparison, and reports
+ * a head found posted twice through orcu__double_post_die() (mpsc.c).
  */
 #ifndef ORCU_CBLIST_H
 #define ORCU_CBLIST_H
@@ -51,10 +52,21 @@ long orcu__cblist_len(const struct orcu__cblist *cbl);
 long orcu__cblist_seg_len(const struct orcu__cblist *cbl, int seg);
 bool orcu__cblist_seg_empty(const struct orcu__cblist *cbl, int seg);
 
+/*
+ * A callback head posted again while pending, found where the callback
+ * queues and lists are walked or linked (where: the queue or list).  Names
+ * orcu_call and the CPU slot, then aborts.  at_call: found by the second
+ * orcu_call itself.  Defined in mpsc.c.
+ */
+void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)
+	__attribute__((noreturn));
+
 /* Append h to NEXT. */
 void orcu__cblist_enqueue(struct orcu__cblist *cbl, struct orcu_head *h);
 
-/* Append the NULL-terminated chain first..last of n callbacks to NEXT. */
+/* Append the NULL-terminated chain first..last of n callbacks to NEXT.
+ * A chain whose last node already ends this list, or a list whose last
+ * node links somewhere, means a head was posted twice: reported. */
 void orcu__cblist_enqueue_chain(struct orcu__cblist *cbl, struct orcu_head *first,
 				struct orcu_head *last, long n);
 

@@ -18,6 +18,7 @@
 /* Quote at most this much of the user's text: enough to spot the typo, short enough for one line. */
 #define QUOTE_MAX 24
 #define QUOTE_BUF (QUOTE_MAX * 4 + 8)
+_Static_assert(ORCU__QUOTE_VALUE_MAX >= QUOTE_MAX, "the value quote holds a parser quote");
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -34,20 +35,21 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /*
- * Copy user text for an error message, escaping anything that would break
- * the one-line message or the quotes around it.  from_end keeps the tail,
- * which is what "after ..." messages need when the error is at the end.
+ * Copy at most max bytes of user text for an error message, escaping
+ * anything that would break the one-line message or the quotes around it
+ * (dst holds max * 4 + 8).  from_end keeps the tail, which is what
+ * "after ..." messages need when the error is at the end.
  */
-static const char *quote(char *dst, const char *s, size_t n, bool from_end)
+static const char *quote_n(char *dst, const char *s, size_t n, size_t max, bool from_end)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t o = 0;
-	size_t take = n > QUOTE_MAX ? QUOTE_MAX : n;
+	size_t take = n > max ? max : n;
 
-	if (from_end && n > QUOTE_MAX) {
+	if (from_end && n > max) {
 		memcpy(dst, "...", 3);
 		o = 3;
-		s += n - QUOTE_MAX;
+		s += n - max;
 	}
 	for (size_t i = 0; i < take; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -67,12 +69,22 @@ static const char *quote(char *dst, const char *s, size_t n, bool from_end)
 			dst[o++] = (char)c;
 		}
 	}
-	if (!from_end && n > QUOTE_MAX) {
+	if (!from_end && n > max) {
 		memcpy(dst + o, "...", 3);
 		o += 3;
 	}
 	dst[o] = '\0';
 	return dst;
+}
+
+static const char *quote(char *dst, const char *s, size_t n, bool from_end)
+{
+	return quote_n(dst, s, n, QUOTE_MAX, from_end);
+}
+
+const char *orcu__quote_value(char dst[ORCU__QUOTE_VALUE_BUF], const char *text)
+{
+	return quote_n(dst, text, strlen(text), ORCU__QUOTE_VALUE_MAX, false);
 }
 
 /* Name the text at p; at the very end there is nothing there, so name what came before. */
@@ -404,6 +416,12 @@ struct spec_value {
 int orcu__parse_cpus_spec(const char *text, int *possible, uint64_t **online_out,
 			  char *err, size_t errlen)
 {
+	return orcu__parse_cpus_spec_given(text, possible, online_out, NULL, err, errlen);
+}
+
+int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **online_out,
+				bool *online_given, char *err, size_t errlen)
+{
 	struct spec_value poss = { 0 }, online = { 0 };
 	const char *p, *end;
 	char q[QUOTE_BUF], sub[192];
@@ -492,5 +510,25 @@ int orcu__parse_cpus_spec(const char *text, int *possible, uint64_t **online_out
 			orcu__bit_set(bits, c);
 	*possible = (int)nposs;
 	*online_out = bits;
+	if (online_given)
+		*online_given = online.seen;
 	return 0;
+}
+
+int orcu__parse_bool(const char *text, int *out, char *err, size_t errlen)
+{
+	char q[QUOTE_BUF];
+
+	if (!text || !out) {
+		set_err(err, errlen, "bad arguments to boolean parser");
+		return -EINVAL;
+	}
+	/* Only the two digits: "yes", "true" or "on" would invite "no",
+	 * "false" and "off", and every spelling nobody listed after them. */
+	if (strcmp(text, "0") == 0 || strcmp(text, "1") == 0) {
+		*out = text[0] - '0';
+		return 0;
+	}
+	set_err(err, errlen, "expected 0 or 1, not \"%s\"", quote(q, text, strlen(text), false));
+	return -EINVAL;
 }

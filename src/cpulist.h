@@ -7,6 +7,7 @@
 #ifndef ORCU_CPULIST_H
 #define ORCU_CPULIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,12 +70,32 @@ int orcu__cpulist_max(const char *text, char *err, size_t errlen);
  * ORCU_CPUS: "possible=N[,online=<cpulist>]", keys in any order, each once.
  * A new pair starts only at a ',' followed by an identifier and '=', so
  * "possible=16,online=0-3,8" gives online "0-3,8".  possible is required,
- * 1..ORCU__MAX_POSSIBLE; online defaults to all possible.  On success
+ * 1..ORCU__MAX_POSSIBLE; without online= the parser reports every
+ * possible CPU online (the configuration narrows that to the real online
+ * CPUs, see orcu__parse_cpus_spec_given).  On success
  * *online_out is a malloc'ed bitmap of ORCU__BITMAP_WORDS(*possible) words
  * the caller frees; on error neither output is written.
  */
 int orcu__parse_cpus_spec(const char *text, int *possible, uint64_t **online_out,
 			  char *err, size_t errlen);
+
+/* The same, also telling whether the text named online= (see init.c for
+ * what a topology without it means); online_given may be NULL. */
+int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **online_out,
+				bool *online_given, char *err, size_t errlen);
+
+/* A boolean variable: exactly "0" or "1"; anything else (also "") is -EINVAL. */
+int orcu__parse_bool(const char *text, int *out, char *err, size_t errlen);
+
+/*
+ * The user's whole value for a message: escaped (\n, \", \\, \xNN for other
+ * control or non-ASCII bytes) and cut after ORCU__QUOTE_VALUE_MAX bytes
+ * with "...", so a long or hostile value cannot push the reason out of
+ * the line or break it.  Returns dst.
+ */
+#define ORCU__QUOTE_VALUE_MAX 48
+#define ORCU__QUOTE_VALUE_BUF (ORCU__QUOTE_VALUE_MAX * 4 + 8)
+const char *orcu__quote_value(char dst[ORCU__QUOTE_VALUE_BUF], const char *text);
 
 /* A decimal knob in [min, max]: optional '-', digits, nothing else. */
 int orcu__parse_long(const char *text, long min, long max, long *out,

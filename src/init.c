@@ -46,14 +46,27 @@ void orcu__die(const char *fmt, ...)
 	abort();
 }
 
+/*
+ * One line, always: callers quote user text with orcu__quote_value(), and
+ * this is the backstop for anything that slipped through: a control byte
+ * becomes '?', and a message too long for the buffer ends in "...".
+ */
 void orcu__warn(const char *fmt, ...)
 {
 	va_list ap;
-	char buf[512];
+	char buf[1024];
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		memcpy(buf + sizeof(buf) - 4, "...", 4);
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	fprintf(stderr, "orcu: %s\n", buf);
 }
 
@@ -181,7 +194,14 @@ int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg
 }
 
 /* ------------------------------------------------------------------ */
-/* Configuration */
+/* Configuration
+ *
+ * Rules (README "Configuration"): a value from orcu_init()'s cfg that is
+ * wrong makes orcu_init() return -EINVAL and applies nothing; the same
+ * value from the environment is ignored, its default used, and one line
+ * says so: the variable, its text (escaped, cut to a readable length) and
+ * why.  No value is silently changed into another one, and an empty
+ * variable is reported like any other bad text. */
 
 struct conf {
 	int nr_possible;
@@ -189,7 +209,7 @@ struct conf {
 	uint64_t *nocbs;        /* [nr_possible] */
 	uint64_t *housekeeping; /* [CPU_SETSIZE] real CPUs, or NULL */
 	long stride, poll, qhimark, qlowmark, qmax, lazy_ms, lazy_max,
-		stall_ms, takeover_ms, batch, gp_batch_us;
+		stall_ms, takeover_ms, batch, gp_batch_us, max_threads;
 };
 
 static void conf_free(struct conf *c)
@@ -198,6 +218,50 @@ static void conf_free(struct conf *c)
 	free(c->nocbs);
 	free(c->housekeeping);
 	memset(c, 0, sizeof(*c));
+}
+
+static void env_ignored(const char *env, const char *text, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* One line for a rejected environment value: "ORCU_X="text" ignored: why". */
+static void env_ignored(const char *env, const char *text, const char *fmt, ...)
+{
+	char q[ORCU__QUOTE_VALUE_BUF], why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	orcu__warn("%s=\"%s\" ignored: %s", env, orcu__quote_value(q, text), why);
+}
+
+/* True for the one caller that turns *flag from 0 to 1. */
+static bool first_time(_Atomic int *flag)
+{
+	int zero = 0;
+
+	return orcu__cas_relaxed(flag, &zero, 1);
+}
+
+/* Boolean variables warn once each, however often their users read them. */
+static const char *const bool_vars[] = { "ORCU_NO_MEMBARRIER", "ORCU_CHECK_CALLS" };
+static _Atomic int bool_warned[sizeof(bool_vars) / sizeof(bool_vars[0])];
+
+int orcu__env_bool(const char *name, int def)
+{
+	const char *s = getenv(name);
+	char err[160];
+	int v;
+
+	if (!s)
+		return def;
+	if (orcu__parse_bool(s, &v, err, sizeof(err)) == 0)
+		return v;
+	for (size_t i = 0; i < sizeof(bool_vars) / sizeof(bool_vars[0]); i++)
+		if (strcmp(name, bool_vars[i]) == 0 && !first_time(&bool_warned[i]))
+			return def;
+	env_ignored(name, s, "expected 0 or 1");
+	return def;
 }
 
 static char *read_small_file(const char *path, char *buf, size_t len)
@@ -213,11 +277,46 @@ static char *read_small_file(const char *path, char *buf, size_t len)
 	return n ? buf : NULL;
 }
 
+/*
+ * The CPUs below nbits that are really online (sysfs) and that this thread
+ * may run on (affinity), into bits (nbits wide, zeroed by the caller); slot
+ * 0 if that leaves none.  Both the real topology and a virtual one given
+ * as possible=N alone take their online set from here.
+ */
+static int real_online(uint64_t *bits, int nbits)
+{
+	char buf[4096], err[128];
+	const char *list = read_small_file("/sys/devices/system/cpu/online", buf,
+					   sizeof(buf));
+	int n = nbits, max = list ? orcu__cpulist_max(list, err, sizeof(err)) : -1;
+	uint64_t *sys;
+	cpu_set_t aff;
+
+	if (max > n)
+		n = max;
+	sys = calloc(ORCU__BITMAP_WORDS(n), sizeof(uint64_t));
+	if (!sys)
+		return -ENOMEM;
+	if (!list || orcu__cpulist_parse(list, sys, n, err, sizeof(err)) < 0)
+		for (int i = 0; i < nbits; i++)
+			orcu__bit_set(sys, i);
+	if (sched_getaffinity(0, sizeof(aff), &aff) == 0)
+		for (int i = 0; i < nbits; i++)
+			if (i >= CPU_SETSIZE || !CPU_ISSET(i, &aff))
+				orcu__bit_clear(sys, i);
+	for (int i = 0; i < nbits; i++)
+		if (orcu__bit_test(sys, i))
+			orcu__bit_set(bits, i);
+	free(sys);
+	if (orcu__bitmap_weight(bits, nbits) == 0)
+		orcu__bit_set(bits, 0);
+	return 0;
+}
+
 /* The real topology: possible from sysfs, online = sysfs online & affinity. */
 static int real_topology(struct conf *c)
 {
 	char buf[4096], err[128];
-	cpu_set_t aff;
 	int n = -1;
 
 	if (read_small_file("/sys/devices/system/cpu/possible", buf, sizeof(buf)))
@@ -226,34 +325,71 @@ static int real_topology(struct conf *c)
 		n = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (n <= 0)
 		n = 1;
+	if (n > ORCU__MAX_POSSIBLE)
+		n = ORCU__MAX_POSSIBLE;
 	c->nr_possible = n;
 	c->online = calloc(ORCU__BITMAP_WORDS(n), sizeof(uint64_t));
 	if (!c->online)
 		return -ENOMEM;
-	if (!read_small_file("/sys/devices/system/cpu/online", buf, sizeof(buf)) ||
-	    orcu__cpulist_parse(buf, c->online, n, err, sizeof(err)) < 0) {
-		for (int i = 0; i < n; i++)
-			orcu__bit_set(c->online, i);
-	}
-	if (sched_getaffinity(0, sizeof(aff), &aff) == 0) {
-		for (int i = 0; i < n; i++)
-			if (i >= CPU_SETSIZE || !CPU_ISSET(i, &aff))
-				orcu__bit_clear(c->online, i);
-	}
-	if (orcu__bitmap_weight(c->online, n) == 0)
-		orcu__bit_set(c->online, 0);
-	return 0;
+	return real_online(c->online, n);
 }
 
-/* One knob: from the config if set there, else from the environment. */
+/*
+ * ORCU_CPUS / cfg->cpus.  possible=N without online= does not make N slots
+ * online (N may be 65536, and every online slot gets threads): online is
+ * then the real online set, as for the real topology, cut to [0, N).
+ * Returns 1 if a topology was taken, 0 if none was given or the
+ * environment's was ignored, -errno for a bad cfg.
+ */
+static int cpus_setting(const struct orcu_config *cfg, struct conf *c)
+{
+	const char *cpus = cfg->cpus ? cfg->cpus : getenv("ORCU_CPUS");
+	char err[160], q[ORCU__QUOTE_VALUE_BUF];
+	uint64_t *online;
+	bool online_given;
+	int possible, ret;
+
+	if (!cpus)
+		return 0;
+	ret = orcu__parse_cpus_spec_given(cpus, &possible, &online, &online_given,
+					  err, sizeof(err));
+	if (ret < 0) {
+		if (cfg->cpus) {
+			orcu__warn("orcu_init: bad cpus \"%s\": %s",
+				   orcu__quote_value(q, cpus), err);
+			return ret;
+		}
+		env_ignored("ORCU_CPUS", cpus, "%s", err);
+		return 0;
+	}
+	if (!online_given) {
+		memset(online, 0, ORCU__BITMAP_WORDS(possible) * sizeof(uint64_t));
+		if ((ret = real_online(online, possible)) < 0) {
+			free(online);
+			return ret;
+		}
+	}
+	c->nr_possible = possible;
+	c->online = online;
+	return 1;
+}
+
+/*
+ * One numeric knob: from the config if set there (nonzero), else from the
+ * environment, else def.  *from says where the value came from, for the
+ * checks that compare knobs with each other.
+ */
+enum knob_from { FROM_DEFAULT, FROM_CFG, FROM_ENV };
+
 static int knob(const char *env, long cfgval, long min, long max, long def,
-		long *out)
+		long *out, enum knob_from *from)
 {
 	char err[160];
 	const char *s = getenv(env);
 	long v;
 
 	*out = def;
+	*from = FROM_DEFAULT;
 	if (cfgval) {
 		if (cfgval < min || cfgval > max) {
 			orcu__warn("orcu_init: %s out of range %ld..%ld: %ld",
@@ -261,14 +397,51 @@ static int knob(const char *env, long cfgval, long min, long max, long def,
 			return -EINVAL;
 		}
 		*out = cfgval;
+		*from = FROM_CFG;
 		return 0;
 	}
-	if (s && *s) {
-		if (orcu__parse_long(s, min, max, &v, err, sizeof(err)) < 0)
-			orcu__warn("%s ignored: %s", env, err);
-		else
-			*out = v;
+	if (!s)
+		return 0;
+	if (!*s) {
+		env_ignored(env, s, "empty; unset it for the default %ld", def);
+	} else if (orcu__parse_long(s, min, max, &v, err, sizeof(err)) < 0) {
+		env_ignored(env, s, "%s; using %ld", err, def);
+	} else {
+		*out = v;
+		*from = FROM_ENV;
 	}
+	return 0;
+}
+
+static int knob_simple(const char *env, long cfgval, long min, long max, long def,
+			long *out)
+{
+	enum knob_from from;
+
+	return knob(env, cfgval, min, max, def, out, &from);
+}
+
+/*
+ * A knob that must stay below (or above) another: a cfg value that breaks
+ * the order fails orcu_init(); an environment one is ignored for def,
+ * which the caller chose to keep the order.
+ */
+static int knob_ordered(const char *env, enum knob_from from, long *val, bool ok,
+			const char *rule, const char *other, long other_val, long def)
+{
+	char num[32];
+
+	if (ok)
+		return 0;
+	if (from == FROM_CFG) {
+		orcu__warn("orcu_init: %s %ld must %s %s %ld", env + 5, *val, rule,
+			   other + 5, other_val);
+		return -EINVAL;
+	}
+	snprintf(num, sizeof(num), "%ld", *val);
+	env_ignored(env, getenv(env) ? getenv(env) : num, "must %s %s (%ld); using %ld",
+		    rule, other, other_val, def);
+	*val = def;
 	return 0;
 }
 
@@ -277,61 +450,130 @@ static int cpulist_setting(const char *env, const char *cfgval, int nbits,
 			   uint64_t **out, bool *given)
 {
 	const char *s = cfgval ? cfgval : getenv(env);
-	char err[160];
+	char err[160], q[ORCU__QUOTE_VALUE_BUF];
 	uint64_t *bits;
 
 	*given = false;
 	*out = NULL;
 	if (!s)
 		return 0;
+	/* The parser reads "" as the empty set; as a setting it is far more
+	 * likely an unset-by-accident than "no CPU at all". */
+	if (!*s) {
+		snprintf(err, sizeof(err), "empty (write \"none\" for no CPU)");
+		goto bad;
+	}
 	bits = calloc(ORCU__BITMAP_WORDS(nbits), sizeof(uint64_t));
 	if (!bits)
 		return -ENOMEM;
 	if (orcu__cpulist_parse(s, bits, nbits, err, sizeof(err)) < 0) {
 		free(bits);
-		if (cfgval) {
-			orcu__warn("orcu_init: bad %s \"%s\": %s", env + 5, s, err);
-			return -EINVAL;
-		}
-		orcu__warn("%s=\"%s\" ignored: %s", env, s, err);
-		return 0;
+		goto bad;
 	}
 	*out = bits;
 	*given = true;
+	return 0;
+bad:
+	if (cfgval) {
+		orcu__warn("orcu_init: bad %s \"%s\": %s", env + 5,
+			   orcu__quote_value(q, s), err);
+		return -EINVAL;
+	}
+	env_ignored(env, s, "%s", err);
+	return 0;
+}
+
+/*
+ * Housekeeping CPUs must include one this process may run on, or every
+ * library thread would fail to move there.  Checked here, once, against
+ * the configuring thread's affinity.  Returns 0 if usable, else -EINVAL
+ * after the one line.
+ */
+static int housekeeping_check(const char *cfgval, const uint64_t *hk)
+{
+	char q[ORCU__QUOTE_VALUE_BUF], have[256];
+	uint64_t aff_bits[ORCU__BITMAP_WORDS(CPU_SETSIZE)] = { 0 };
+	cpu_set_t aff;
+
+	if (sched_getaffinity(0, sizeof(aff), &aff) != 0)
+		return 0;
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		if (!CPU_ISSET(i, &aff))
+			continue;
+		if (orcu__bit_test(hk, i))
+			return 0;
+		orcu__bit_set(aff_bits, i);
+	}
+	if (orcu__cpulist_format(aff_bits, CPU_SETSIZE, have, sizeof(have)) < 0)
+		snprintf(have, sizeof(have), "%d CPUs", CPU_COUNT(&aff));
+	if (cfgval) {
+		orcu__warn("orcu_init: bad housekeeping \"%s\": no CPU this process may run on (%s)",
+			   orcu__quote_value(q, cfgval), have);
+		return -EINVAL;
+	}
+	env_ignored("ORCU_HOUSEKEEPING", getenv("ORCU_HOUSEKEEPING"),
+		    "no CPU this process may run on (%s)", have);
+	return -EINVAL;
+}
+
+/*
+ * Default cap on library threads: never reached by the real topology
+ * (at most one GP thread, one leader and one follower per online CPU),
+ * and far below what hurts a machine (PIDs, kernel stacks); 1024 at
+ * least, so a virtual topology of a few hundred online slots runs as is.
+ */
+static long default_max_threads(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (ncpu < 1)
+		ncpu = 1;
+	if (ncpu > ORCU__MAX_POSSIBLE)
+		ncpu = ORCU__MAX_POSSIBLE;
+	return 4 * ncpu + 64 > 1024 ? 4 * ncpu + 64 : 1024;
+}
+
+static int marks_setting(const struct orcu_config *cfg, struct conf *c)
+{
+	enum knob_from from;
+	long def;
+	int ret;
+
+	/* qlowmark < qhimark < qmax.  The defaults follow a given qhimark;
+	 * a given value that breaks the order is never moved silently. */
+	if ((ret = knob("ORCU_QHIMARK", cfg->qhimark, 2, LONG_MAX / 4, 10000,
+			&c->qhimark, &from)) < 0)
+		return ret;
+	def = c->qhimark > 100 ? 100 : c->qhimark / 2;
+	if ((ret = knob("ORCU_QLOWMARK", cfg->qlowmark, 1, LONG_MAX / 4, def,
+			&c->qlowmark, &from)) < 0 ||
+	    (ret = knob_ordered("ORCU_QLOWMARK", from, &c->qlowmark,
+				c->qlowmark < c->qhimark, "be below", "ORCU_QHIMARK",
+				c->qhimark, def)) < 0)
+		return ret;
+	def = c->qhimark < 40000 ? 40000 : 2 * c->qhimark;
+	if ((ret = knob("ORCU_QMAX", cfg->qmax, 2, LONG_MAX / 2, def, &c->qmax,
+			&from)) < 0 ||
+	    (ret = knob_ordered("ORCU_QMAX", from, &c->qmax, c->qmax > c->qhimark,
+				"exceed", "ORCU_QHIMARK", c->qhimark, def)) < 0)
+		return ret;
 	return 0;
 }
 
 static int conf_build(const struct orcu_config *cfg, struct conf *c)
 {
 	static const struct orcu_config none;
-	const char *cpus;
-	char err[160];
 	bool given;
 	int ret;
 
 	if (!cfg)
 		cfg = &none;
 	memset(c, 0, sizeof(*c));
-	cpus = cfg->cpus ? cfg->cpus : getenv("ORCU_CPUS");
-	if (cpus) {
-		int possible;
-		uint64_t *online;
-
-		if (orcu__parse_cpus_spec(cpus, &possible, &online, err,
-					  sizeof(err)) < 0) {
-			if (cfg->cpus) {
-				orcu__warn("orcu_init: bad cpus \"%s\": %s", cpus, err);
-				return -EINVAL;
-			}
-			orcu__warn("ORCU_CPUS=\"%s\" ignored: %s", cpus, err);
-			cpus = NULL;
-		} else {
-			c->nr_possible = possible;
-			c->online = online;
-		}
-	}
-	if (!cpus && (ret = real_topology(c)) < 0)
-		return ret;
+	ret = cpus_setting(cfg, c);
+	if (ret == 0)
+		ret = real_topology(c);
+	if (ret < 0)
+		goto fail;
 
 	ret = cpulist_setting("ORCU_NOCBS", cfg->nocbs, c->nr_possible,
 			      &c->nocbs, &given);
@@ -351,37 +593,42 @@ static int conf_build(const struct orcu_config *cfg, struct conf *c)
 			      &c->housekeeping, &given);
 	if (ret < 0)
 		goto fail;
+	if (given && housekeeping_check(cfg->housekeeping, c->housekeeping) < 0) {
+		free(c->housekeeping);
+		c->housekeeping = NULL;
+		if (cfg->housekeeping) {
+			ret = -EINVAL;
+			goto fail;
+		}
+	}
 
 	long def_stride = (long)sqrt((double)c->nr_possible);
 	if (def_stride < 1)
 		def_stride = 1;
-	if ((ret = knob("ORCU_NOCB_STRIDE", cfg->nocb_stride, 1, c->nr_possible,
-			def_stride, &c->stride)) < 0 ||
-	    (ret = knob("ORCU_NOCB_POLL", cfg->nocb_poll, -1, 1, 0, &c->poll)) < 0 ||
-	    (ret = knob("ORCU_QHIMARK", cfg->qhimark, 1, LONG_MAX / 4, 10000, &c->qhimark)) < 0 ||
-	    (ret = knob("ORCU_QLOWMARK", cfg->qlowmark, 1, LONG_MAX / 4, 100, &c->qlowmark)) < 0 ||
-	    (ret = knob("ORCU_QMAX", cfg->qmax, 2, LONG_MAX / 4, 40000, &c->qmax)) < 0 ||
-	    (ret = knob("ORCU_LAZY_MS", cfg->lazy_ms, 1, 3600000, 1000, &c->lazy_ms)) < 0 ||
-	    (ret = knob("ORCU_LAZY_MAX", cfg->lazy_max, 1, LONG_MAX / 4, 10000, &c->lazy_max)) < 0 ||
-	    (ret = knob("ORCU_STALL_MS", cfg->stall_ms, -1, 86400000, 10000, &c->stall_ms)) < 0 ||
-	    (ret = knob("ORCU_INLINE_TAKEOVER_MS", cfg->inline_takeover_ms, 1,
-			60000, 5, &c->takeover_ms)) < 0 ||
-	    (ret = knob("ORCU_INLINE_BATCH", cfg->inline_batch, 1, 1000000, 16, &c->batch)) < 0 ||
-	    (ret = knob("ORCU_GP_BATCH_US", 0, 0, 1000000, 200, &c->gp_batch_us)) < 0)
+	if ((ret = knob_simple("ORCU_NOCB_STRIDE", cfg->nocb_stride, 1, c->nr_possible,
+			       def_stride, &c->stride)) < 0 ||
+	    (ret = knob_simple("ORCU_NOCB_POLL", cfg->nocb_poll, -1, 1, 0, &c->poll)) < 0 ||
+	    (ret = marks_setting(cfg, c)) < 0 ||
+	    (ret = knob_simple("ORCU_LAZY_MS", cfg->lazy_ms, 1, 3600000, 1000,
+			       &c->lazy_ms)) < 0 ||
+	    (ret = knob_simple("ORCU_LAZY_MAX", cfg->lazy_max, 1, LONG_MAX / 4, 10000,
+			       &c->lazy_max)) < 0 ||
+	    (ret = knob_simple("ORCU_STALL_MS", cfg->stall_ms, -1, 86400000, 10000,
+			       &c->stall_ms)) < 0 ||
+	    (ret = knob_simple("ORCU_INLINE_TAKEOVER_MS", cfg->inline_takeover_ms, 1,
+			       60000, 5, &c->takeover_ms)) < 0 ||
+	    (ret = knob_simple("ORCU_INLINE_BATCH", cfg->inline_batch, 1, 1000000, 16,
+			       &c->batch)) < 0 ||
+	    (ret = knob_simple("ORCU_GP_BATCH_US", 0, 0, 1000000, 200,
+			       &c->gp_batch_us)) < 0 ||
+	    (ret = knob_simple("ORCU_MAX_THREADS", 0, 3, 4194304, default_max_threads(),
+			       &c->max_threads)) < 0)
 		goto fail;
 	if (c->stall_ms == 0)
 		c->stall_ms = -1;
-	if (c->qlowmark >= c->qhimark)
-		c->qlowmark = c->qhimark / 2 ? c->qhimark / 2 : 1;
-	if (c->qmax <= c->qhimark) {
-		if (cfg->qmax) {
-			orcu__warn("orcu_init: qmax %ld must exceed qhimark %ld",
-				   c->qmax, c->qhimark);
-			ret = -EINVAL;
-			goto fail;
-		}
-		c->qmax = c->qhimark * 2;
-	}
+	/* Read here so a bad boolean is reported at configuration time, once. */
+	orcu__env_bool("ORCU_NO_MEMBARRIER", 0);
+	orcu__env_bool("ORCU_CHECK_CALLS", 0);
 	return 0;
 fail:
 	conf_free(c);
@@ -405,6 +652,7 @@ static int apply_conf(struct conf *c)
 	orcu__g.inline_takeover_ms = c->takeover_ms;
 	orcu__g.inline_batch = (int)c->batch;
 	orcu__g.gp_batch_us = c->gp_batch_us;
+	orcu__g.max_threads = c->max_threads;
 	free(orcu__g.housekeeping);
 	orcu__g.housekeeping = c->housekeeping;
 	c->housekeeping = NULL;
@@ -412,6 +660,30 @@ static int apply_conf(struct conf *c)
 	if (ret == 0)
 		orcu__store_release(&orcu__g.initialized, 1);
 	return ret;
+}
+
+/* Said once per process: the cap is a configuration fact, not an event. */
+static _Atomic int thread_cap_reported;
+
+bool orcu__thread_budget_ok(void)
+{
+	long alive = orcu__load_relaxed(&orcu__g.threads_alive);
+	/* Spawners count leaders and followers as soon as pthread_create
+	 * returns; threads_alive only once the thread runs.  The larger one
+	 * (plus the GP thread) is what exists or is about to. */
+	long spawned = orcu__load_relaxed(&orcu__g.leaders_alive) +
+		       orcu__load_relaxed(&orcu__g.followers_alive) + 1;
+	long max = orcu__g.max_threads;
+
+	if (max <= 0)
+		return true;   /* not configured yet: nothing to compare with */
+	if ((alive > spawned ? alive : spawned) < max)
+		return true;
+	if (first_time(&thread_cap_reported))
+		orcu__warn("library thread cap reached (ORCU_MAX_THREADS=%ld): no more "
+			   "threads are created; slots without their own are served by others",
+			   max);
+	return false;
 }
 
 int orcu_init(const struct orcu_config *cfg)

@@ -144,6 +144,7 @@ struct orcu__global {
 	long inline_takeover_ms;
 	long gp_batch_us;
 	int inline_batch;
+	long max_threads;              /* ORCU_MAX_THREADS: cap on library threads */
 	uint64_t *housekeeping;        /* bitmap over real CPUs or NULL */
 
 	struct orcu__slot *slots;      /* [nr_possible] */
@@ -208,6 +209,16 @@ void orcu__assert_held(pthread_mutex_t *m, const char *file, int line, const cha
 int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns);
 int orcu__futex_wait_int(_Atomic int *addr, int val, int64_t timeout_ns);
 void orcu__futex_wake(void *addr, int n);
+/* Before creating a leader or follower (under orcu__g.lock): true if one
+ * more library thread stays within ORCU_MAX_THREADS, counting the GP
+ * thread, leaders_alive + followers_alive (or threads_alive if larger).
+ * False prints one line, once per process; the caller then leaves the slot
+ * to existing threads.  The GP thread itself is never refused. */
+bool orcu__thread_budget_ok(void);
+/* A boolean ORCU_* variable: "0" or "1"; unset gives def; any other text
+ * gives def and one line naming the variable and the text (once per
+ * variable for ORCU_NO_MEMBARRIER and ORCU_CHECK_CALLS). */
+int orcu__env_bool(const char *name, int def);
 extern orcu_stall_handler_t orcu__stall_handler;
 extern void *orcu__stall_arg;
 

@@ -9,6 +9,15 @@
  * queue is non-empty (tail != &head) even if the link store is still to
  * come, so a consumer that checks emptiness after that exchange cannot miss
  * the callback; it waits out the short window before the link lands.
+ *
+ * Double posts.  Posting a head that is still pending rewrites its link,
+ * which would silently cut the queue or the slot's list.  Where that shows
+ * at no cost it is reported here, naming orcu_call (see
+ * orcu__double_post_die): a push whose exchange returns the head's own link
+ * (the head is the newest one queued), and a take whose last node links
+ * somewhere.  cblist.c reports the cases it sees the same way.  The rest
+ * (a head re-posted after later callbacks) is caught only by the full
+ * check of ORCU_CHECK_CALLS=1.
  */
 #include "internal.h"
 
@@ -26,6 +35,10 @@ bool orcu__mpsc_push(struct orcu__mpsc *q, struct orcu_head *h)
 	/* seq_cst: publishes h before the caller reads a sleep flag; pairs
 	 * with the fence after the leader sets its flag (nocb.c). */
 	prev = orcu__xchg_seq_cst(&q->tail, &h->next);
+	/* h was already the newest node here: linking would loop it onto
+	 * itself.  Die before writing, at the second call itself. */
+	if (orcu__unlikely(prev == &h->next))
+		orcu__double_post_die(q, h, true);
 	/* Release: h's contents are visible to the consumer that sees the link. */
 	__atomic_store_n(prev, h, __ATOMIC_RELEASE);
 	return prev == &q->head;
@@ -66,8 +79,40 @@ long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 		h = wait_link(&h->next);
 		n++;
 	}
+	/* Its producer stored NULL before publishing it, and nobody was given
+	 * its link to write: anything else is a second push of this node. */
+	if (orcu__unlikely(__atomic_load_n(&h->next, __ATOMIC_RELAXED) != NULL))
+		orcu__double_post_die(q, h, false);
 	*last = h;
 	return n;
+}
+
+void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)
+{
+	uintptr_t w = (uintptr_t)where, base = (uintptr_t)orcu__g.slots;
+	const char *call = "orcu_call";
+	char place[64];
+	long slot = -1;
+
+	/* where is a queue or list inside a slot record (or a test's own). */
+	if (orcu__g.slots && w >= base &&
+	    w < base + sizeof(struct orcu__slot) * (size_t)orcu__g.nr_possible) {
+		slot = (long)((w - base) / sizeof(struct orcu__slot));
+		if (where == &orcu__g.slots[slot].lazyq)
+			call = "orcu_call_lazy";
+	}
+	if (slot >= 0)
+		snprintf(place, sizeof(place), "CPU slot %ld", slot);
+	else
+		snprintf(place, sizeof(place), "a callback queue of no CPU slot");
+	if (at_call)
+		orcu__die("%s: callback head %p posted twice while still pending "
+			  "(function %p; its first post is still queued on %s)",
+			  call, (const void *)h, (void *)(uintptr_t)h->func, place);
+	orcu__die("%s: callback head %p posted twice while still pending "
+		  "(function %p; detected on %s); set ORCU_CHECK_CALLS=1 "
+		  "to catch the second call itself",
+		  call, (const void *)h, (void *)(uintptr_t)h->func, place);
 }
 
 /*

@@ -356,8 +356,60 @@ static void test_parse_long(void)
 				  sizeof(err)), -EINVAL);
 }
 
+/* Whether online= was named: without it the configuration picks the real online set. */
+static void test_cpus_spec_given(void)
+{
+	int possible;
+	uint64_t *online;
+	bool given = true;
+
+	CHECK_EQ(orcu__parse_cpus_spec_given("possible=8", &possible, &online, &given,
+					     err, sizeof(err)), 0);
+	CHECK(!given);
+	free(online);
+	CHECK_EQ(orcu__parse_cpus_spec_given("online=1,possible=8", &possible, &online,
+					     &given, err, sizeof(err)), 0);
+	CHECK(given);
+	free(online);
+}
+
+static void test_parse_bool(void)
+{
+	static const char *const bad[] = { "", "yes", "true", "on", "2", "01", " 1", "1\n", "-1" };
+	int v = 7;
+
+	CHECK_EQ(orcu__parse_bool("0", &v, err, sizeof(err)), 0);
+	CHECK_EQ(v, 0);
+	CHECK_EQ(orcu__parse_bool("1", &v, err, sizeof(err)), 0);
+	CHECK_EQ(v, 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		CHECK_EQ(orcu__parse_bool(bad[i], &v, err, sizeof(err)), -EINVAL);
+		CHECK_EQ(v, 7);
+		CHECK(strstr(err, "expected 0 or 1"));
+	}
+}
+
+/* A whole value for a message: escaped, and cut with "..." past the limit. */
+static void test_quote_value(void)
+{
+	char q[ORCU__QUOTE_VALUE_BUF], long_text[200];
+
+	CHECK(strcmp(orcu__quote_value(q, "0-3"), "0-3") == 0);
+	CHECK(strcmp(orcu__quote_value(q, "a\"b\\c\nd\x01\xff"),
+		     "a\\\"b\\\\c\\nd\\x01\\xff") == 0);
+	memset(long_text, '\x01', sizeof(long_text) - 1);
+	long_text[sizeof(long_text) - 1] = '\0';
+	orcu__quote_value(q, long_text);
+	CHECK_EQ(strlen(q), ORCU__QUOTE_VALUE_MAX * 4 + 3);
+	CHECK(strcmp(q + strlen(q) - 3, "...") == 0);
+}
+
 int main(void)
 {
+	test_cpus_spec_given();
+	test_parse_bool();
+	test_quote_value();
 	test_valid_forms();
 	test_rejections();
 	test_error_buffer();

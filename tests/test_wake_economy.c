@@ -82,6 +82,9 @@ static void run(struct result *res)
 	pthread_t ht;
 
 	setenv("ORCU_CPUS", "possible=4096,online=0-4095", 1);
+	/* 4096 followers + 64 leaders + the GP thread, on purpose: above the
+	 * default cap on library threads. */
+	setenv("ORCU_MAX_THREADS", "5000", 1);
 	setenv("ORCU_NOCBS", "all", 1);
 	CHECK_EQ(orcu_init(NULL), 0);
 	orcu_get_stats(&a);
