@@ -373,7 +373,8 @@ static int run_scale(int n, bool flat, int secs, struct kv *kv)
 {
 	char ns[16], st[16], se[16], cpus[96];
 	char *argv[] = { (char *)opt.self, "__scale", ns, st, se, NULL };
-	char *env[] = { cpus, "ORCU_NOCBS=all", flat ? "ORCU_NOCB_STRIDE=1" : NULL, NULL };
+	char *env[] = { cpus, "ORCU_NOCBS=all", "ORCU_MAX_THREADS=10000",
+			flat ? "ORCU_NOCB_STRIDE=1" : NULL, NULL };
 
 	snprintf(ns, sizeof(ns), "%d", n);
 	snprintf(st, sizeof(st), "%d", flat ? 1 : 0);

@@ -43,9 +43,7 @@ static bool check_calls_enabled(void)
 #ifdef ORCU_DEBUG
 		on = 1;
 #else
-		const char *e = getenv("ORCU_CHECK_CALLS");
-
-		on = e && *e && strcmp(e, "0") != 0;
+		on = orcu__env_bool("ORCU_CHECK_CALLS", 0);
 #endif
 		orcu__store_relaxed(&check_calls, on);
 	}

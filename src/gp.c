@@ -149,9 +149,11 @@ static void end_gp(unsigned long cur, uint64_t start)
 
 static void run_one_gp(unsigned long cur)
 {
+	bool hurry = orcu__load_relaxed(&gp_hurry) && orcu__xchg_acq_rel(&gp_hurry, 0);
 	uint64_t start;
-	bool hurry;
 
+	if (hurry)
+		orcu__count(gp_expedited, 1);
 	/* Nobody registered: a whole GP with nothing to wait for, from idle
 	 * straight to the next idle value (registry.c says why a reader that
 	 * registers meanwhile needs no wait). */
@@ -170,9 +172,6 @@ static void run_one_gp(unsigned long cur)
 	}
 	orcu__trace1(gp_start, cur);
 	orcu__delay(ORCU__DELAY_GP_START);
-	hurry = orcu__load_relaxed(&gp_hurry) && orcu__xchg_acq_rel(&gp_hurry, 0);
-	if (hurry)
-		orcu__count(gp_expedited, 1);
 	if (!orcu__load_relaxed(&gp_busted))
 		orcu__registry_wait_readers(hurry, start);
 	orcu__delay(ORCU__DELAY_GP_END);

@@ -426,7 +426,10 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 	ORCU__ASSERT_HELD(&orcu__g.lock);
 	if (orcu__load_relaxed(&orcu__g.stopping))
 		return 0;
-	if (!flat() && !orcu__load_relaxed(&s->has_follower)) {
+	/* Past ORCU_MAX_THREADS a slot goes without a follower (its leader
+	 * invokes) and a group without a leader (its slots are adopted). */
+	if (!flat() && !orcu__load_relaxed(&s->has_follower) &&
+	    orcu__thread_budget_ok()) {
 		snprintf(name, sizeof(name), "orcu-oc/%d", s->cpu);
 		orcu__store_relaxed(&s->follower_sleep, 0);
 		orcu__store_relaxed(&s->follower_stop, 0);
@@ -439,6 +442,8 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		}
 	}
 	if (!orcu__load_relaxed(&l->exists)) {
+		if (!orcu__thread_budget_ok())
+			return 0;
 		snprintf(name, sizeof(name), "orcu-og/%d", l->first);
 		orcu__store_relaxed(&l->stop, 0);
 		/* sleep stays 0 (awake): the new leader scans first. */

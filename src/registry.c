@@ -65,10 +65,9 @@ void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
 
 void orcu__membarrier_init(void)
 {
-	const char *force = getenv("ORCU_NO_MEMBARRIER");
 	long mask;
 
-	if (force && *force && strcmp(force, "0") != 0) {
+	if (orcu__env_bool("ORCU_NO_MEMBARRIER", 0)) {
 		if (!membarrier_checked)
 			orcu__warn("membarrier disabled by ORCU_NO_MEMBARRIER: readers use full fences");
 		membarrier_checked = 1;

@@ -48,7 +48,7 @@ static int budget_child(void *arg)
 	setenv("ORCU_MAX_THREADS", "5", 1);
 	setenv("ORCU_CPUS", "possible=4,online=0-1", 1);
 	setenv("ORCU_NOCB_STRIDE", "2", 1);
-	orcu_synchronize();
+	orcu_barrier();                  /* starts the library's threads */
 	/* Bounded: the spawner counts its threads as it creates them. */
 	CHECK_WAIT_UNTIL(orcu_debug_thread_count() == 4, 20);
 	pthread_mutex_lock(&orcu__g.lock);
