@@ -58,7 +58,11 @@ bool orcu__barrier_in_progress(void)
 
 void orcu__barrier_cb(struct orcu_head *h)
 {
-	(void)h;
+	struct orcu__slot *s = (struct orcu__slot *)((char *)h -
+				offsetof(struct orcu__slot, barrier_head));
+
+	/* The marker may have moved with adoption; it is still s's. */
+	orcu__store_relaxed(&s->marker_queued, 0);
 	if (orcu__fetch_sub_acq_rel(&barrier_count, 1) == 1)
 		barrier_finish();
 }
@@ -79,6 +83,8 @@ static bool adopt_orphans(void)
 
 static void barrier_start(void)
 {
+	bool adopted;
+
 	orcu__store_seq_cst(&barrier_seq, orcu__seq_start(orcu__load_relaxed(&barrier_seq)));
 	orcu__store_relaxed(&barrier_count, 1);
 	orcu__count(barriers_run, 1);
@@ -90,19 +96,25 @@ static void barrier_start(void)
 	 * end before them (found by orcu-torture --barrier-torture --hotplug
 	 * --toggle-offload). */
 	pthread_mutex_lock(&orcu__g.lock);
-	adopt_orphans();
+	adopted = adopt_orphans();
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
 		/* Acquire pairs with the release in note_invoked() (slot.c).
-		 * A slot without threads gets its marker too: its callbacks
-		 * are adopted later or served by the waiter. */
-		if (!orcu__load_acquire(&s->n_pending))
+		 * After a successful adoption a slot still without threads
+		 * only holds callbacks posted since, which this barrier need
+		 * not wait for (every adoption holds orcu__g.lock, so none
+		 * moves callbacks behind a marker already entrained).  With no
+		 * slot that has threads, thread-less slots get markers too and
+		 * the waiter serves them (barrier_help()). */
+		if (!orcu__load_acquire(&s->n_pending) ||
+		    (adopted && !orcu__load_acquire(&s->attached)))
 			continue;
 		pthread_mutex_lock(&s->cb_lock);
 		orcu__slot_splice_new_locked(s, true);
 		orcu__fetch_add_relaxed(&barrier_count, 1);
 		orcu__cblist_entrain(&s->cbl, &s->barrier_head);
+		orcu__store_relaxed(&s->marker_queued, 1);
 		pthread_mutex_unlock(&s->cb_lock);
 		orcu__nocb_wake_leader(s->leader, true);
 	}

@@ -102,8 +102,10 @@ struct orcu__slot {
 	_Atomic int drain_waiters;
 	_Atomic long peak_pending;
 
-	/* the barrier marker of this slot (under barrier state) */
+	/* the barrier marker of this slot (under barrier state), and whether
+	 * it is queued somewhere (set by the barrier, cleared when it runs) */
 	struct orcu_head barrier_head;
+	_Atomic int marker_queued;
 	/* statistics written by the invoker */
 	_Atomic uint64_t n_invoked;
 	_Atomic uint64_t n_inline;

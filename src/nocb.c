@@ -130,9 +130,12 @@ static void report_adopted(struct orcu__slot *s, long n,
 }
 
 /* Move the callbacks of every slot nobody scans onto `to`, which has
- * threads.  Reports each such slot once. */
+ * threads.  Reports each such slot once.  Under orcu__g.lock: a barrier
+ * entrains its markers under it too, so no adoption moves callbacks
+ * behind a marker it has already placed (barrier.c). */
 void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who)
 {
+	ORCU__ASSERT_HELD(&orcu__g.lock);
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 		void (*first_func)(struct orcu_head *) = NULL;
@@ -140,6 +143,7 @@ void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who)
 
 		if (s == to || orcu__load_acquire(&s->attached) ||
 		    (!orcu__load_acquire(&s->n_pending) &&
+		     !orcu__load_relaxed(&s->marker_queued) &&
 		     orcu__mpsc_empty(&s->newq) && orcu__mpsc_empty(&s->lazyq)))
 			continue;
 		n = orcu__slot_move_all(s, to, &first_func);
@@ -352,8 +356,15 @@ static void *leader_main(void *arg)
 		/* Point 6: we are (or may become) the adopter. */
 		if (orcu__load_relaxed(&orcu__g.orphans) &&
 		    orcu__load_acquire(&orcu__g.adopter) == l &&
-		    orcu__xchg_seq_cst(&orcu__g.orphans, 0))
-			orcu__nocb_adopt_orphans(&orcu__g.slots[l->first], "orcu_call");
+		    orcu__xchg_seq_cst(&orcu__g.orphans, 0)) {
+			pthread_mutex_lock(&orcu__g.lock);
+			for (int i = l->first; i < l->first + l->nslots; i++)
+				if (orcu__load_relaxed(&orcu__g.slots[i].attached)) {
+					orcu__nocb_adopt_orphans(&orcu__g.slots[i], "orcu_call");
+					break;
+				}
+			pthread_mutex_unlock(&orcu__g.lock);
+		}
 		for (int i = l->first; i < l->first + l->nslots; i++) {
 			struct orcu__slot *s = &orcu__g.slots[i];
 

@@ -38,6 +38,10 @@ orcu_torture(qsbr_all_flood quick ${_q} ${_qsbr} --cpus ${_torture_cpus} --nocbs
   --flood)
 orcu_torture(mixed_none_flood quick ${_q} ${_mixd} --cpus ${_torture_cpus}
   --nocbs none --flood --barrier-torture)
+# qsbr readers, inline slots, a flood, the writer's lazy posts and forks
+# at random moments, all at once.
+orcu_torture(qsbr_none_flood_lazy_fork quick ${_q} --readers 1 --qsbr-readers 3
+  --cpus ${_torture_cpus} --nocbs none --flood --fork --barrier-torture)
 orcu_torture(mixed_mixed_hotplug quick ${_q} ${_mixd} --cpus ${_torture_cpus}
   --nocbs ${_torture_mixed} --hotplug --toggle-offload --barrier-torture)
 orcu_torture(mixed_all_4096_hotplug quick ${_q} ${_mixd}

@@ -232,6 +232,8 @@ static void print_summary(double secs, long pool_missing)
 	printf("\nbarriers: %llu calls, %llu run; barrier-torture rounds %llu\n",
 	       (unsigned long long)st.barriers, (unsigned long long)st.barriers_run,
 	       (unsigned long long)atomic_load(&barrier_rounds));
+	printf("fork: %llu children, each posted, barriered and synchronized\n",
+	       (unsigned long long)atomic_load(&forks));
 	printf("hotplug: %llu online, %llu offline, %llu refused; offload toggles %llu; slots online %llu/%llu\n",
 	       (unsigned long long)atomic_load(&hp_online),
 	       (unsigned long long)atomic_load(&hp_offline),
@@ -348,6 +350,7 @@ static void usage(FILE *f)
 "  --toggle-offload     random orcu_cpu_offload/deoffload\n"
 "  --barrier-torture    concurrent barriers over callbacks posted from many slots\n"
 "  --flood              a thread floods orcu_call (forward progress, bounded pending)\n"
+"  --fork               a thread forks; each child posts, barriers, synchronizes\n"
 "  --cpus SPEC          virtual topology, sets ORCU_CPUS (\"possible=N,online=LIST\")\n"
 "  --nocbs SPEC         sets ORCU_NOCBS (all | none | cpulist)\n"
 "  --stride N           sets ORCU_NOCB_STRIDE\n"
@@ -378,7 +381,7 @@ static void parse_args(int argc, char **argv)
 		{ "toggle-offload", 0, 0, 'O' }, { "barrier-torture", 0, 0, 'B' },
 		{ "flood", 0, 0, 'F' }, { "cpus", 1, 0, 'c' }, { "nocbs", 1, 0, 'n' },
 		{ "stride", 1, 0, 'S' }, { "delays", 1, 0, 'D' }, { "busted", 0, 0, 'X' },
-		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+		{ "fork", 0, 0, 'K' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
 	struct timespec ts;
 	char *end;
 	int c;
@@ -403,6 +406,7 @@ static void parse_args(int argc, char **argv)
 		case 'O': opt.toggle_offload = true; break;
 		case 'B': opt.barrier_torture = true; break;
 		case 'F': opt.flood = true; break;
+		case 'K': opt.fork = true; break;
 		case 'c': opt.cpus = optarg; break;
 		case 'n': opt.nocbs = optarg; break;
 		case 'S': opt.stride = (int)parse_num(optarg, "--stride", 1, 1 << 20); break;
@@ -433,7 +437,7 @@ static long env_long(const char *name, long def)
 int main(int argc, char **argv)
 {
 	pthread_t readers[2 * MAX_READERS], writer, fakes[MAX_FAKE],
-		bts[NR_BARRIER_THREADS], hp, off, flood, wd;
+		bts[NR_BARRIER_THREADS], hp, off, flood, forker, wd;
 	double t0, elapsed, next_line, limit;
 	const char *env_cpus;
 	bool tty = isatty(1);
@@ -516,6 +520,8 @@ int main(int argc, char **argv)
 			return 2;
 		pthread_create(&flood, NULL, flood_main, NULL);
 	}
+	if (opt.fork)
+		pthread_create(&forker, NULL, fork_main, NULL);
 
 	/* Run, showing progress; watch for long stalls. */
 	limit = 30 * timeout_mult;
@@ -555,6 +561,8 @@ int main(int argc, char **argv)
 		pthread_join(off, NULL);
 	if (opt.flood)
 		pthread_join(flood, NULL);
+	if (opt.fork)
+		pthread_join(forker, NULL);
 	elapsed = now_s() - t0;
 	for (int i = 0; i < PIPE_LEN; i++) {
 		orcu_synchronize();

@@ -36,7 +36,7 @@ struct torture_opts {
 	int readers, qsbr_readers, fake_writers, stride;
 	double duration;
 	unsigned long long seed;
-	bool hotplug, toggle_offload, barrier_torture, flood, busted;
+	bool hotplug, toggle_offload, barrier_torture, flood, busted, fork;
 	const char *cpus, *nocbs;
 	unsigned delays_us;
 };
@@ -139,7 +139,7 @@ enum { CB_PIPE, CB_BARRIER, CB_FLOOD, CB_EARLY, CB_N };
 extern _Atomic uint64_t cb_posted[CB_N], cb_invoked[CB_N];
 
 extern _Atomic uint64_t barrier_rounds, hp_online, hp_offline, hp_refused,
-	offload_toggles, flood_full;
+	offload_toggles, flood_full, forks;
 
 /* ------------------------------------------------------------------ */
 /* The element pool (torture_threads.c) */
@@ -194,6 +194,7 @@ void *barrier_main(void *arg);
 void *hotplug_main(void *arg);
 void *offload_main(void *arg);
 void *flood_main(void *arg);
+void *fork_main(void *arg);
 void early_scenario(void);
 
 #endif /* ORCU_TORTURE_H */

@@ -7,13 +7,19 @@
 #include "torture.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <errno.h>
 #include <stdint.h>
 
 _Atomic uint64_t updates[UPD_N], alloc_fail, fake_ops;
 _Atomic uint64_t wcount[PIPE_LEN + 1];
 _Atomic uint64_t cb_posted[CB_N], cb_invoked[CB_N];
 _Atomic uint64_t barrier_rounds, hp_online, hp_offline, hp_refused,
-	offload_toggles, flood_full;
+	offload_toggles, flood_full, forks;
 struct rstat rstats[2 * MAX_READERS];
 
 /* ------------------------------------------------------------------ */
@@ -526,4 +532,70 @@ void early_scenario(void)
 	    atomic_load(&cb_posted[CB_EARLY]))
 		fail(E_BARRIER, "early callbacks (one on never-onlined slot %d) not invoked by orcu_barrier",
 		     topo.never);
+}
+
+/* ------------------------------------------------------------------ */
+/* fork: a child inherits every queued callback (and whatever the other
+ * threads had taken for invocation) but none of the threads; it must
+ * still post, wait for a barrier and a GP, and read the published element
+ * alive, under a watchdog.  The pool's lock is taken around fork so the
+ * inherited callbacks can free elements in the child. */
+
+static void fork_prepare(void) { pthread_mutex_lock(&freeq.lock); }
+static void fork_release(void) { pthread_mutex_unlock(&freeq.lock); }
+
+static atomic_int child_cb_ran;
+
+static void child_cb(struct orcu_head *h)
+{
+	(void)h;
+	atomic_store(&child_cb_ran, 1);
+}
+
+static int fork_child(void)
+{
+	static struct orcu_head h;
+	struct elem *e;
+	int bad = 0;
+
+	alarm(60);
+	if (orcu_register_thread() < 0)
+		return 3;
+	orcu_read_lock();
+	e = orcu_dereference(published);
+	bad |= e && !atomic_load_explicit(&e->live, acquire);
+	orcu_read_unlock();
+	orcu_call(&h, child_cb);
+	orcu_barrier();
+	bad |= !atomic_load(&child_cb_ran) << 1;
+	orcu_synchronize();
+	orcu_unregister_thread();
+	return bad ? 4 + bad : 0;
+}
+
+void *fork_main(void *arg)
+{
+	struct rng r;
+
+	(void)arg;
+	rng_init(&r, 7000);
+	pthread_atfork(fork_prepare, fork_release, fork_release);
+	while (!atomic_load_explicit(&stop, relaxed)) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(fork_child());
+		if (pid < 0) {
+			fail(E_API, "fork: %s", strerror(errno));
+			break;
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			fail(E_API, "fork child %d: status 0x%x (14: hung in barrier/synchronize)",
+			     (int)pid, status);
+		count(&forks);
+		sleep_us(20000 + rnd(&r) % 30000);
+	}
+	return NULL;
 }
