@@ -13,7 +13,9 @@
 #ifndef ORCU_H
 #define ORCU_H
 
+#ifndef __cplusplus
 #include <stdatomic.h>
+#endif
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -123,6 +125,7 @@ ORCU_API void orcu_unregister_thread(void);   /* also automatic at thread exit *
 ORCU_API void orcu_quiescent_state(void);
 ORCU_API void orcu_thread_offline(void);
 ORCU_API void orcu_thread_online(void);
+ORCU_API bool orcu_thread_is_online(void);
 
 /* Updaters */
 ORCU_API void orcu_synchronize(void);
@@ -183,14 +186,35 @@ ORCU_API int orcu_shutdown(void);
 #define ORCU__KIND_MEMB 1
 #define ORCU__KIND_QSBR 2
 
-/* Low bits of a memb reader's ctr count nesting; the phase bit is the GP
- * phase it entered under. */
-#define ORCU__NEST_MASK ((1UL << 32) - 1)
-#define ORCU__PHASE (1UL << 32)
+/* Low half of a memb reader's ctr counts nesting; the bit above it is the
+ * GP phase it entered under.  Half the width of unsigned long, so the same
+ * layout is right on ILP32 (16 nesting bits) and LP64 (32). */
+#define ORCU__NEST_BITS (sizeof(unsigned long) * 4)
+#define ORCU__NEST_MASK ((1UL << ORCU__NEST_BITS) - 1)
+#define ORCU__PHASE (1UL << ORCU__NEST_BITS)
+
+/* The inline read side in C11 atomics; in C++ (which has no _Atomic before
+ * C++23) the same fields as plain objects accessed with the compiler's
+ * __atomic builtins, which have the same size, alignment and orders. */
+#ifdef __cplusplus
+#define ORCU__ATOMIC(T) T
+#define ORCU__LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define ORCU__STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define ORCU__STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define ORCU__SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define ORCU__THREAD_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#else
+#define ORCU__ATOMIC(T) _Atomic T
+#define ORCU__LOAD_RELAXED(p) atomic_load_explicit((p), memory_order_relaxed)
+#define ORCU__STORE_RELAXED(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
+#define ORCU__STORE_RELEASE(p, v) atomic_store_explicit((p), (v), memory_order_release)
+#define ORCU__SIGNAL_FENCE() atomic_signal_fence(memory_order_seq_cst)
+#define ORCU__THREAD_FENCE() atomic_thread_fence(memory_order_seq_cst)
+#endif
 
 struct orcu__reader {
-	_Atomic unsigned long ctr;     /* owner writes; GP thread reads: phase | nesting */
-	_Atomic unsigned long qs_seq;  /* qsbr: owner writes, GP thread reads; 0 = offline */
+	ORCU__ATOMIC(unsigned long) ctr;     /* owner writes; GP thread reads: phase | nesting */
+	ORCU__ATOMIC(unsigned long) qs_seq;  /* qsbr: owner writes, GP thread reads; 0 = offline */
 	int kind;                      /* owner writes and reads */
 	int in_callback;               /* owner: > 0 while invoking a callback */
 	void *rec;                     /* owner: the registry record */
@@ -198,8 +222,8 @@ struct orcu__reader {
 
 ORCU_API extern __thread struct orcu__reader orcu__reader
 	__attribute__((tls_model("initial-exec")));
-ORCU_API extern _Atomic unsigned long orcu__gp_ctr;      /* phase | 1 */
-ORCU_API extern _Atomic int orcu__has_membarrier;        /* 0: full-fence readers */
+ORCU_API extern ORCU__ATOMIC(unsigned long) orcu__gp_ctr;     /* phase | 1 */
+ORCU_API extern ORCU__ATOMIC(int) orcu__has_membarrier;       /* 0: full-fence readers */
 ORCU_API void orcu__read_lock_slow(void);
 ORCU_API void orcu__read_unlock_slow(void);
 ORCU_API void orcu__qsbr_check_lock(void);
@@ -207,59 +231,61 @@ ORCU_API void orcu__qsbr_check_lock(void);
 static inline void orcu__mb_slave(void)
 {
 	/* Pairs with the membarrier() or full fence in the GP engine. */
-	if (__builtin_expect(atomic_load_explicit(&orcu__has_membarrier,
-						  memory_order_relaxed), 1))
-		atomic_signal_fence(memory_order_seq_cst);
+	if (__builtin_expect(ORCU__LOAD_RELAXED(&orcu__has_membarrier), 1))
+		ORCU__SIGNAL_FENCE();
 	else
-		atomic_thread_fence(memory_order_seq_cst);
+		ORCU__THREAD_FENCE();
 }
 
-#if defined(ORCU_QSBR) && !defined(ORCU_DEBUG)
+#if defined(ORCU_QSBR)
 
+/* A qsbr thread is inside a read-side section whenever it is online: as
+ * liburcu-qsbr answers, false once it is offline or unregistered. */
+static inline bool orcu_read_ongoing(void)
+{
+	return ORCU__LOAD_RELAXED(&orcu__reader.qs_seq) != 0;
+}
+
+#if !defined(ORCU_DEBUG)
 static inline void orcu_read_lock(void) {}
 static inline void orcu_read_unlock(void) {}
-static inline bool orcu_read_ongoing(void) { return true; }
-
-#elif defined(ORCU_QSBR)
-
+#else
 static inline void orcu_read_lock(void) { orcu__qsbr_check_lock(); }
 static inline void orcu_read_unlock(void) {}
-static inline bool orcu_read_ongoing(void) { return true; }
+#endif
 
 #else
 
 static inline void orcu_read_lock(void)
 {
 	struct orcu__reader *r = &orcu__reader;
-	unsigned long c = atomic_load_explicit(&r->ctr, memory_order_relaxed);
+	unsigned long c = ORCU__LOAD_RELAXED(&r->ctr);
 
 	if (__builtin_expect((c & ORCU__NEST_MASK) == 0, 1)) {
 		if (__builtin_expect(r->kind != ORCU__KIND_MEMB, 0)) {
 			orcu__read_lock_slow();
 			return;
 		}
-		atomic_store_explicit(&r->ctr,
-			atomic_load_explicit(&orcu__gp_ctr, memory_order_relaxed),
-			memory_order_relaxed);
+		ORCU__STORE_RELAXED(&r->ctr, ORCU__LOAD_RELAXED(&orcu__gp_ctr));
 		orcu__mb_slave();
 	} else {
-		atomic_store_explicit(&r->ctr, c + 1, memory_order_relaxed);
+		ORCU__STORE_RELAXED(&r->ctr, c + 1);
 	}
 }
 
 static inline void orcu_read_unlock(void)
 {
 	struct orcu__reader *r = &orcu__reader;
-	unsigned long c = atomic_load_explicit(&r->ctr, memory_order_relaxed);
+	unsigned long c = ORCU__LOAD_RELAXED(&r->ctr);
 
 	if (__builtin_expect((c & ORCU__NEST_MASK) == 1 &&
 			     r->kind == ORCU__KIND_MEMB, 1)) {
 		orcu__mb_slave();
 		/* Release costs nothing on x86 and lets ThreadSanitizer see the
 		 * order membarrier() gives: pairs with the acquire scan. */
-		atomic_store_explicit(&r->ctr, 0, memory_order_release);
+		ORCU__STORE_RELEASE(&r->ctr, 0UL);
 	} else if (__builtin_expect((c & ORCU__NEST_MASK) > 1, 1)) {
-		atomic_store_explicit(&r->ctr, c - 1, memory_order_relaxed);
+		ORCU__STORE_RELAXED(&r->ctr, c - 1);
 	} else {
 		orcu__read_unlock_slow();
 	}
@@ -267,7 +293,7 @@ static inline void orcu_read_unlock(void)
 
 static inline bool orcu_read_ongoing(void)
 {
-	return (atomic_load_explicit(&orcu__reader.ctr, memory_order_relaxed) &
+	return (ORCU__LOAD_RELAXED(&orcu__reader.ctr) &
 		ORCU__NEST_MASK) != 0;
 }
 

@@ -18,3 +18,8 @@ if(ORCU_CLANG)
     -DORCU_QSBR -fsyntax-only -I${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/examples/demo.c)
   set_tests_properties(header_clang header_clang_qsbr PROPERTIES LABELS quick)
 endif()
+
+# The liburcu layers: urcu-compat.h programs and liborcu-urcu (rculfhash).
+if(ORCU_HAVE_URCU)
+  add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/urcu ${CMAKE_CURRENT_BINARY_DIR}/urcu)
+endif()
