@@ -23,3 +23,16 @@ endif()
 if(ORCU_HAVE_URCU)
   add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/urcu ${CMAKE_CURRENT_BINARY_DIR}/urcu)
 endif()
+
+# make install: a temporary prefix, an outside project built against it
+# with pkg-config and with find_package(orcu CONFIG), both run.
+find_program(ORCU_BASH bash)
+find_program(ORCU_PKG_CONFIG pkg-config)
+if(ORCU_BASH AND ORCU_PKG_CONFIG)
+  add_test(NAME install_consumer COMMAND ${ORCU_BASH}
+    ${CMAKE_CURRENT_SOURCE_DIR}/install_consumer.sh ${PROJECT_BINARY_DIR}
+    ${PROJECT_SOURCE_DIR} ${ORCU_HAVE_URCU} ${CMAKE_C_COMPILER} "${ORCU_SANITIZE}")
+  math(EXPR _install_timeout "${ORCU_TEST_TIMEOUT} * ${ORCU_TEST_TIMEOUT_MULT}")
+  set_tests_properties(install_consumer PROPERTIES LABELS quick
+    TIMEOUT ${_install_timeout})
+endif()
