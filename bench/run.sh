@@ -16,11 +16,11 @@ IMG=docs/img
 mkdir -p "$OUT" "$IMG"
 rm -f "$OUT"/*.targets "$OUT"/*.md "$OUT"/*.dat
 OPTS=("$@")
-CMD="bench/orcu-bench${OPTS[*]:+ ${OPTS[*]}} read sync enqueue throughput latency barrier flood scale idle threads lazy scale-report"
+CMD="bench/orcu-bench${OPTS[*]:+ ${OPTS[*]}} read sync enqueue throughput latency barrier flood scale idle threads lazy hash scale-report"
 start=$(date +%s)
 LOG="$OUT/run.log"
 : > "$LOG"
-for s in read sync enqueue throughput latency barrier flood scale idle threads lazy; do
+for s in read sync enqueue throughput latency barrier flood scale idle threads lazy hash; do
   echo ">> orcu-bench $s" | tee -a "$LOG"
   if ! "$BIN" ${OPTS[@]+"${OPTS[@]}"} --out "$OUT" "$s" 2>&1 | tee -a "$LOG"; then
     echo "bench/run.sh: scenario $s failed" | tee -a "$LOG" >&2
@@ -40,7 +40,7 @@ fi
 
 # The target rows in scenario order.
 targets() {
-  for s in read enqueue throughput latency barrier flood scale idle threads; do
+  for s in read enqueue throughput latency barrier flood scale idle threads hash; do
     [ -f "$OUT/$s.targets" ] && cat "$OUT/$s.targets"
   done
 }
@@ -66,7 +66,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
   echo
   echo "Closing note: $REPORT"
   echo
-  for s in read sync enqueue throughput latency barrier flood scale idle threads lazy; do
+  for s in read sync enqueue throughput latency barrier flood scale idle threads lazy hash; do
     [ -f "$OUT/$s.md" ] && cat "$OUT/$s.md"
     if [ "$s" = read ]; then
       echo "![read scaling](img/read.png)"
