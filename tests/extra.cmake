@@ -36,3 +36,33 @@ if(ORCU_BASH AND ORCU_PKG_CONFIG)
   set_tests_properties(install_consumer PROPERTIES LABELS quick
     TIMEOUT ${_install_timeout})
 endif()
+
+# orcu.h as C++17 (and with the liburcu compatibility header), -Werror.
+find_program(ORCU_CXX NAMES c++ g++ clang++)
+if(ORCU_CXX)
+  foreach(v "" qsbr compat)
+    set(_defs)
+    if(v STREQUAL qsbr)
+      set(_defs -DORCU_QSBR)
+    elseif(v STREQUAL compat)
+      set(_defs -DORCU_TEST_COMPAT)
+    endif()
+    set(_name header_cxx)
+    if(v)
+      set(_name header_cxx_${v})
+    endif()
+    add_test(NAME ${_name} COMMAND ${ORCU_CXX} -std=c++17 -D_GNU_SOURCE -Wall -Wextra
+      -Werror ${_defs} -fsyntax-only -I${PROJECT_SOURCE_DIR}/include
+      ${CMAKE_CURRENT_SOURCE_DIR}/header_cxx.cc)
+    set_tests_properties(${_name} PROPERTIES LABELS quick)
+  endforeach()
+endif()
+
+# orcu.h on ILP32 (i686): clang can target it without 32-bit libc headers.
+find_program(ORCU_CLANG clang)
+if(ORCU_CLANG)
+  add_test(NAME header_ilp32 COMMAND ${ORCU_CLANG} --target=i686-linux-gnu -ffreestanding
+    -std=c11 -Wall -Wextra -Werror -fsyntax-only -I${PROJECT_SOURCE_DIR}/include
+    ${CMAKE_CURRENT_SOURCE_DIR}/header_ilp32.c)
+  set_tests_properties(header_ilp32 PROPERTIES LABELS quick)
+endif()

@@ -206,9 +206,12 @@ static inline void call_rcu_after_fork_child(void) {}
  * defined in liborcu-urcu (see orcu/urcu-flavor.h). */
 struct rcu_flavor_struct;
 #ifdef __cplusplus
-extern "C"
+extern "C" {
 #endif
 ORCU_API extern const struct rcu_flavor_struct orcu_rcu_flavor;
+#ifdef __cplusplus
+}
+#endif
 #define rcu_flavor orcu_rcu_flavor
 #include <urcu/compiler.h>
 #include <urcu/arch.h>
