@@ -35,7 +35,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#if defined(__has_include)
+/* ORCU_URCU_NO_HEADERS: stand alone even where liburcu is installed. */
+#if defined(__has_include) && !defined(ORCU_URCU_NO_HEADERS)
 #if __has_include(<urcu/call-rcu.h>) && __has_include(<urcu/flavor.h>)
 #define ORCU_URCU_HEADERS 1
 #endif
