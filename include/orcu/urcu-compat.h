@@ -214,6 +214,11 @@ ORCU_API extern const struct rcu_flavor_struct orcu_rcu_flavor;
 }
 #endif
 #define rcu_flavor orcu_rcu_flavor
+/* As liburcu's <urcu.h> says: the unprefixed API is mapped (this enables
+ * rculfhash.h's cds_lfht_new()). */
+#ifndef URCU_API_MAP
+#define URCU_API_MAP
+#endif
 #include <urcu/compiler.h>
 #include <urcu/arch.h>
 #include <urcu/system.h>
