@@ -56,6 +56,12 @@ static void fl_register(void) { orcu__compat_register(0, "orcu_rcu_flavor.regist
 static void fl_unregister(void) { orcu_unregister_thread(); }
 static void fl_barrier(void) { orcu_barrier(); }
 
+#ifdef ORCU_URCU_POLL
+/* liburcu 0.14 flavors also offer polled grace periods. */
+static struct urcu_gp_poll_state fl_start_poll(void) { return start_poll_synchronize_rcu(); }
+static bool fl_poll_state(struct urcu_gp_poll_state s) { return poll_state_synchronize_rcu(s); }
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Fork hooks */
 
@@ -144,4 +150,8 @@ const struct rcu_flavor_struct orcu_rcu_flavor = {
 	.barrier = fl_barrier,
 	.register_rculfhash_atfork = fl_register_atfork,
 	.unregister_rculfhash_atfork = fl_unregister_atfork,
+#ifdef ORCU_URCU_POLL
+	.update_start_poll_synchronize_rcu = fl_start_poll,
+	.update_poll_state_synchronize_rcu = fl_poll_state,
+#endif
 };

@@ -39,6 +39,10 @@
 #if defined(__has_include) && !defined(ORCU_URCU_NO_HEADERS)
 #if __has_include(<urcu/call-rcu.h>) && __has_include(<urcu/flavor.h>)
 #define ORCU_URCU_HEADERS 1
+#if __has_include(<urcu/urcu-poll.h>)
+/* liburcu 0.14 and later: its poll state type, and poll calls in flavors. */
+#define ORCU_URCU_POLL 1
+#endif
 #endif
 #endif
 
@@ -106,9 +110,19 @@ static inline void rcu_defer_barrier(void) { orcu_barrier(); }
 static inline void rcu_defer_barrier_thread(void) { orcu_barrier(); }
 
 /* Polled grace periods, with liburcu 0.14's types. */
+#ifdef ORCU_URCU_POLL
+#ifdef __cplusplus
+}
+#endif
+#include <urcu/urcu-poll.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+#else
 struct urcu_gp_poll_state {
 	unsigned long grace_period_id;
 };
+#endif
 
 static inline struct urcu_gp_poll_state get_state_synchronize_rcu(void)
 {
