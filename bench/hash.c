@@ -78,8 +78,17 @@ struct hreader {
 	pthread_t tid;
 	unsigned long seed;
 	uint64_t lookups;
+	uint64_t cpu_ns;       /* the thread's own CPU time */
 	long sink;
 };
+
+static uint64_t hthread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static int h_orcu_qsbr;
 
@@ -97,7 +106,7 @@ static void *hreader_main(void *p)
 {
 	struct hreader *r = p;
 	struct cds_lfht_iter it;
-	uint64_t n = 0;
+	uint64_t n = 0, c0 = hthread_cpu_ns();
 	long sum = 0;
 
 	hregister();
@@ -121,6 +130,7 @@ static void *hreader_main(void *p)
 		fl->thread_offline();
 	fl->unregister_thread();
 	r->lookups = n;
+	r->cpu_ns = hthread_cpu_ns() - c0;
 	r->sink = sum;
 	return NULL;
 }
@@ -128,6 +138,7 @@ static void *hreader_main(void *p)
 struct hupdater {
 	pthread_t tid;
 	uint64_t updates;
+	uint64_t cpu_ns;
 };
 
 static void hupdate_one(unsigned long *seed)
@@ -160,7 +171,7 @@ static void *hupdater_main(void *p)
 {
 	struct hupdater *u = p;
 	unsigned long seed = 88172645463325252UL;
-	uint64_t n = 0;
+	uint64_t n = 0, c0 = hthread_cpu_ns();
 
 	hregister();
 	while (!atomic_load_explicit(&h_stop, memory_order_relaxed)) {
@@ -172,6 +183,7 @@ static void *hupdater_main(void *p)
 		fl->thread_offline();
 	fl->unregister_thread();
 	u->updates = n;
+	u->cpu_ns = hthread_cpu_ns() - c0;
 	return NULL;
 }
 
@@ -181,7 +193,7 @@ int child_hash(int argc, char **argv)
 	struct hreader r[64];
 	struct hupdater u = { 0 };
 	int nr, ms;
-	uint64_t t0, t1, lookups = 0;
+	uint64_t t0, t1, lookups = 0, rcpu = 0;
 	unsigned long seed = 2463534242UL;
 
 	if (argc < 5)
@@ -201,7 +213,10 @@ int child_hash(int argc, char **argv)
 	if (nr < 1 || nr > 64 || ms < 1)
 		return 2;
 
-	hht = cds_lfht_new_flavor(1, 1, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, fl, NULL);
+	/* Sized for the keys from the start: the measurement does not depend on
+	 * when the first lazy resize of a one-bucket table completes. */
+	hht = cds_lfht_new_flavor(HASH_KEYS / 2, 1, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
+				  fl, NULL);
 	if (!hht)
 		return 1;
 	hregister();
@@ -230,11 +245,25 @@ int child_hash(int argc, char **argv)
 	for (int i = 0; i < nr; i++) {
 		pthread_join(r[i].tid, NULL);
 		lookups += r[i].lookups;
+		rcpu += r[i].cpu_ns;
 	}
 	t1 = now_ns();
 	printf("lookups_per_s %.6g\n", (double)lookups * 1e9 / (double)(t1 - t0));
 	printf("updates_per_s %.6g\n", (double)u.updates * 1e9 / (double)(t1 - t0));
 	printf("hwm_kb %ld\n", vm_kb("VmHWM"));
+	/* Per CPU-second of the threads themselves: what a lookup and an
+	 * update cost, whatever share of the machine the run got. */
+	printf("lookups_per_cpu_s %.6g\n", (double)lookups * 1e9 / (double)(rcpu ? rcpu : 1));
+	printf("updates_per_cpu_s %.6g\n", (double)u.updates * 1e9 /
+	       (double)(u.cpu_ns ? u.cpu_ns : 1));
+	printf("reader_cpu_share %.6g\n", (double)rcpu / (double)(t1 - t0) / nr);
+	if (fl == &orcu_rcu_flavor) {
+		struct orcu_stats st;
+
+		orcu_get_stats(&st);
+		printf("orcu_gps_per_s %.6g\n", (double)st.gp_completed * 1e9 / (double)(t1 - t0));
+		printf("orcu_poster_waits %.6g\n", (double)st.poster_waits);
+	}
 	fflush(stdout);
 	/* Leave without tearing down: pending callbacks die with us. */
 	_exit(0);
@@ -254,8 +283,8 @@ int scen_hash(void)
 {
 	int nr = opt.nproc < 64 ? opt.nproc : 64, reps = opt.reps;
 	int ms = opt.ms < 300 ? 300 : opt.ms;
-	double lk[NHF][64], up[NHF][64], rss[NHF][64];
-	struct summ sl[NHF], su[NHF], sr[NHF];
+	double lk[NHF][64], up[NHF][64], rss[NHF][64], lkc[NHF][64], upc[NHF][64];
+	struct summ sl[NHF], su[NHF], sr[NHF], slc[NHF], suc[NHF];
 	struct jdoc *d = jdoc_new("hash");
 	FILE *md = out_open("hash.md");
 	char meas[160];
@@ -272,6 +301,8 @@ int scen_hash(void)
 			lk[f][k] = kv_get(&kv, "lookups_per_s", 0);
 			up[f][k] = kv_get(&kv, "updates_per_s", 0);
 			rss[f][k] = kv_get(&kv, "hwm_kb", 0) / 1024.0;
+			lkc[f][k] = kv_get(&kv, "lookups_per_cpu_s", 0);
+			upc[f][k] = kv_get(&kv, "updates_per_cpu_s", 0);
 		}
 	}
 	jdoc_param(d, "readers", nr);
@@ -283,16 +314,21 @@ int scen_hash(void)
 		"add_replace / delete / add_unique at random, freeing removed nodes with the "
 		"flavor's call_rcu; every call goes through the flavor struct (orcu-qsbr: orcu_rcu_flavor on threads registered with orcu_register_thread_qsbr). Each flavor runs "
 		"in its own process (peak RSS = that process's VmHWM). Median of %d runs of "
-		"%d ms, [min-max]; ratios against liburcu memb.\n\n",
+		"%d ms, [min-max]; ratios against liburcu memb. The last two columns divide "
+		"by the threads' own CPU time instead of wall time (what a lookup or an update "
+		"costs, whatever share of a shared machine the run got).\n\n",
 		HASH_KEYS, nr, reps, ms);
-	fprintf(md, "| flavor | lookups/s (M) | ratio | updates/s (M) | ratio | peak RSS (MiB) |\n"
-		"|---|---|---|---|---|---|\n");
+	fprintf(md, "| flavor | lookups/s (M) | ratio | updates/s (M) | ratio | peak RSS (MiB) "
+		"| lookups per reader CPU-s, ratio | updates per updater CPU-s, ratio |\n"
+		"|---|---|---|---|---|---|---|---|\n");
 	printf("%-10s %26s %7s %26s %7s %10s\n", "flavor", "lookups/s (M)", "ratio",
 	       "updates/s (M)", "ratio", "RSS MiB");
 	for (int f = 0; f < NHF; f++) {
 		sl[f] = summarize(lk[f], reps);
 		su[f] = summarize(up[f], reps);
 		sr[f] = summarize(rss[f], reps);
+		slc[f] = summarize(lkc[f], reps);
+		suc[f] = summarize(upc[f], reps);
 	}
 	for (int f = 0; f < NHF; f++) {
 		double rl = sl[f].med / sl[HF_BASE].med, ru = su[f].med / su[HF_BASE].med;
@@ -300,9 +336,11 @@ int scen_hash(void)
 		printf("%-10s %8.2f [%6.2f-%6.2f] %7.3f %8.3f [%6.3f-%6.3f] %7.3f %10.1f\n",
 		       hash_flavors[f], sl[f].med / 1e6, sl[f].min / 1e6, sl[f].max / 1e6, rl,
 		       su[f].med / 1e6, su[f].min / 1e6, su[f].max / 1e6, ru, sr[f].med);
-		fprintf(md, "| %s | %.2f [%.2f-%.2f] | %.3fx | %.3f [%.3f-%.3f] | %.3fx | %.1f |\n",
+		fprintf(md, "| %s | %.2f [%.2f-%.2f] | %.3fx | %.3f [%.3f-%.3f] | %.3fx | %.1f "
+			"| %.3fx | %.3fx |\n",
 			hash_flavors[f], sl[f].med / 1e6, sl[f].min / 1e6, sl[f].max / 1e6, rl,
-			su[f].med / 1e6, su[f].min / 1e6, su[f].max / 1e6, ru, sr[f].med);
+			su[f].med / 1e6, su[f].min / 1e6, su[f].max / 1e6, ru, sr[f].med,
+			slc[f].med / slc[HF_BASE].med, suc[f].med / suc[HF_BASE].med);
 		jdoc_row_begin(d);
 		jdoc_str(d, "flavor", hash_flavors[f]);
 		jdoc_summ(d, "lookups_per_s", sl[f]);
@@ -310,6 +348,8 @@ int scen_hash(void)
 		jdoc_summ(d, "peak_rss_mib", sr[f]);
 		jdoc_num(d, "lookups_ratio_vs_urcu_memb", rl);
 		jdoc_num(d, "updates_ratio_vs_urcu_memb", ru);
+		jdoc_summ(d, "lookups_per_reader_cpu_s", slc[f]);
+		jdoc_summ(d, "updates_per_updater_cpu_s", suc[f]);
 		jdoc_row_end(d);
 	}
 	fprintf(md, "\n");
