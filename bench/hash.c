@@ -257,6 +257,14 @@ int child_hash(int argc, char **argv)
 	printf("updates_per_cpu_s %.6g\n", (double)u.updates * 1e9 /
 	       (double)(u.cpu_ns ? u.cpu_ns : 1));
 	printf("reader_cpu_share %.6g\n", (double)rcpu / (double)(t1 - t0) / nr);
+	{
+		/* What the rest of the process (library threads) used. */
+		struct timespec pc;
+
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &pc);
+		printf("other_cpu_s %.6g\n", ((double)pc.tv_sec + pc.tv_nsec / 1e9) -
+		       (double)(rcpu + u.cpu_ns) / 1e9);
+	}
 	if (fl == &orcu_rcu_flavor) {
 		struct orcu_stats st;
 
