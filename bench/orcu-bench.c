@@ -9,6 +9,7 @@
 #include <orcu.h>
 
 #include "bench.h"
+#include "hash.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -586,7 +587,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: orcu-bench [--reps N] [--ms N] [--seconds N] [--out DIR] <scenario>...\n"
 		"scenarios: read sync update enqueue throughput latency barrier flood scale\n"
-		"           scale-report idle threads lazy all headline\n"
+		"           scale-report idle threads lazy hash all headline\n"
 		"Each scenario prints a table and writes DIR/<scenario>.json (default\n"
 		"DIR bench/results), a markdown table and target rows.\n");
 }
@@ -599,6 +600,7 @@ int main(int argc, char **argv)
 		{ "throughput", scen_throughput }, { "latency", NULL },
 		{ "barrier", NULL }, { "flood", scen_flood }, { "scale", scen_scale },
 		{ "idle", scen_idle }, { "threads", scen_threads }, { "lazy", scen_lazy },
+		{ "hash", scen_hash },
 	};
 	int i, ran = 0;
 
@@ -634,6 +636,8 @@ int main(int argc, char **argv)
 			return child_lazy(argc, argv);
 		if (!strcmp(argv[1], "__insns"))
 			return child_insns(argc, argv);
+		if (!strcmp(argv[1], "__hash"))
+			return child_hash(argc, argv);
 		return 2;
 	}
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {

@@ -8,12 +8,24 @@
  * Conventions: fallible calls return 0 or a negative errno and never set
  * errno.  Misuse that would deadlock or corrupt (synchronize inside a
  * read-side critical section, unbalanced unlock, ...) prints one line naming
- * the call and aborts.
+ * the call and aborts.  Each call's contract sits above it: what it does,
+ * when it returns, where it may be called, its errors.
+ *
+ * Callbacks are user code: no library lock is held while one runs, and
+ * from a callback every call is allowed except the ones that would wait
+ * for callbacks (orcu_synchronize, orcu_synchronize_expedited,
+ * orcu_cond_synchronize, orcu_barrier, orcu_drain, orcu_shutdown), which
+ * print one line naming the call and abort.
+ *
+ * Linking: the shared library by default; define ORCU_STATIC before
+ * including this header when linking liborcu.a into a shared object.
  */
 #ifndef ORCU_H
 #define ORCU_H
 
+#ifndef __cplusplus
 #include <stdatomic.h>
+#endif
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,7 +63,7 @@ struct orcu_config {
 	int nocb_poll;            /* like ORCU_NOCB_POLL: 1 = leaders poll, -1 = force off */
 	long qhimark;             /* like ORCU_QHIMARK: pending per slot that hurries GPs */
 	long qlowmark;            /* like ORCU_QLOWMARK: pending under which hurry stops */
-	long qmax;                /* like ORCU_QMAX: pending per slot that makes posters wait */
+	long qmax;                /* like ORCU_QMAX: pending per slot past which posts are slowed */
 	long lazy_ms;             /* like ORCU_LAZY_MS: longest a lazy callback is held */
 	long lazy_max;            /* like ORCU_LAZY_MAX: lazy callbacks a slot holds at most */
 	long stall_ms;            /* like ORCU_STALL_MS: stall warning after; -1 disables */
@@ -88,7 +100,7 @@ struct orcu_stats {
 	uint64_t qhimark_crossings;   /* flood control */
 	uint64_t hurried_gps;
 	uint64_t poster_waits;
-	uint64_t poster_overruns;     /* over ORCU_QMAX where waiting was not allowed */
+	uint64_t poster_overruns;     /* over ORCU_QMAX where slowing was not allowed */
 	uint64_t peak_pending;        /* highest pending of any one slot */
 	uint64_t lazy_flushes;
 	uint64_t stalls_reported;
@@ -116,46 +128,282 @@ typedef void (*orcu_stall_handler_t)(const struct orcu_stall_info *info, void *a
 
 /* ------------------------------------------------------------------ */
 /* Threads and readers                                                 */
+/*
+ * Where a call may be made, in the words used below:
+ *  reader section  between orcu_read_lock() and orcu_read_unlock() (or, in
+ *                  an ORCU_QSBR unit, anywhere on an online qsbr thread)
+ *  callback        inside a function posted with orcu_call*(), which runs
+ *                  with no library lock held
+ *  signal handler  only the calls marked async-signal-safe
+ *  before orcu_init  the call configures orcu from the environment and
+ *                  starts it, after which orcu_init() returns -EBUSY
+ *  after orcu_shutdown  the call starts orcu again (same configuration)
+ *  fork child      everything works; library threads start on first use
+ * Every call below may be made from a fork child, before orcu_init and
+ * after orcu_shutdown unless it says otherwise.
+ */
 
+/*
+ * orcu_register_thread - make the calling thread a memb reader (read-side
+ * sections marked with orcu_read_lock/unlock; grace periods need nothing
+ * else from it).  Idempotent.  Returns 0, -ENOMEM, or -EBUSY if the thread
+ * is already a qsbr reader.  Not in a reader section; allowed in a
+ * callback; not in a signal handler.  orcu_read_lock() on an unregistered
+ * thread calls it implicitly.
+ */
 ORCU_API int orcu_register_thread(void);      /* memb reader; idempotent */
+
+/*
+ * orcu_register_thread_qsbr - make the calling thread a qsbr reader: online
+ * on return, it is in a read-side section until it calls
+ * orcu_quiescent_state() or orcu_thread_offline(), so it must do one of
+ * them regularly or it holds every grace period (a stall warning names
+ * it).  Idempotent.  Returns 0, -ENOMEM, or -EBUSY if the thread is
+ * already a memb reader.  Same contexts as orcu_register_thread().
+ */
 ORCU_API int orcu_register_thread_qsbr(void); /* qsbr reader; idempotent */
+
+/*
+ * orcu_unregister_thread - stop being a reader (either kind); a no-op on an
+ * unregistered thread.  Done automatically when a registered thread exits.
+ * Aborts with a one-line message inside a reader section.  Allowed in a
+ * callback; not in a signal handler.
+ */
 ORCU_API void orcu_unregister_thread(void);   /* also automatic at thread exit */
+
+/*
+ * orcu_quiescent_state - qsbr readers: announce that this thread holds no
+ * reference obtained in an earlier section.  Cheap (a load and, when a
+ * grace period has begun since the last call, a store).  On an inline CPU
+ * slot it may also run a few ready callbacks here.  On a memb thread it
+ * only does the latter; on an unregistered thread it aborts with a
+ * one-line message, as it does inside a memb section (debug builds).  Not
+ * in a signal handler.
+ */
 ORCU_API void orcu_quiescent_state(void);
+
+/*
+ * orcu_thread_offline - qsbr readers: enter an extended quiescent state
+ * (blocking, sleeping, long computation without references): grace
+ * periods stop waiting for this thread until orcu_thread_online().  A
+ * no-op for memb threads.  Aborts inside a reader section (memb nesting on
+ * this thread).  Not in a signal handler.
+ */
 ORCU_API void orcu_thread_offline(void);
+
+/*
+ * orcu_thread_online - qsbr readers: leave the extended quiescent state;
+ * on return the thread may read again (it is ordered after the store that
+ * makes grace periods wait for it).  A no-op for memb threads.  Not in a
+ * signal handler.
+ */
 ORCU_API void orcu_thread_online(void);
 
-/* Updaters */
+/*
+ * orcu_thread_is_online - true if the calling thread is a reader that grace
+ * periods currently wait for when it is in a section: a registered memb
+ * thread, or a qsbr thread between orcu_thread_online() (or registration)
+ * and orcu_thread_offline().  False on an unregistered thread.  Anywhere,
+ * async-signal-safe.
+ */
+ORCU_API bool orcu_thread_is_online(void);
+
+/* ------------------------------------------------------------------ */
+/* Updaters                                                            */
+
+/*
+ * orcu_synchronize - wait for a grace period: returns once every reader
+ * section that was running when it was called has ended (and everything
+ * those readers did is visible to the caller).  Blocks, typically for a
+ * few hundred microseconds to milliseconds.  A qsbr caller is taken
+ * offline while it waits and brought back online.  Not in a reader
+ * section (would deadlock) and not in a callback (would wait for itself):
+ * both print one line naming the call and abort.  Not in a signal handler.
+ */
 ORCU_API void orcu_synchronize(void);
+
+/*
+ * orcu_synchronize_expedited - orcu_synchronize(), hurried: the grace
+ * period polls readers more eagerly and skips batching, at some CPU cost to
+ * the library.  Same contract.
+ */
 ORCU_API void orcu_synchronize_expedited(void);
+
+/*
+ * orcu_call - invoke func(head) after a grace period; returns at once.
+ * head is usually embedded in the object func frees.  The callback runs on
+ * an orcu thread (offloaded CPU slot, the default) or on an application
+ * thread of that CPU at its quiescent points (inline slot), with no
+ * library lock held; callbacks posted from one CPU slot run in order.
+ * Never blocks waiting for callbacks to progress, so the caller may hold
+ * locks its callbacks take; past ORCU_QMAX pending on its slot the poster
+ * is delayed by a bounded sleep (at most about 1 ms per call).  Allowed
+ * everywhere except a signal handler: in a reader section, in a callback,
+ * before orcu_init (kept, run once orcu runs), in a fork child.  NULL head
+ * or func, or the same head posted twice while pending (checked with
+ * ORCU_CHECK_CALLS=1 or in debug builds), prints one line and aborts.
+ */
 ORCU_API void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *));
+
+/*
+ * orcu_call_lazy - orcu_call() for callbacks that may wait: held up to
+ * ORCU_LAZY_MS or until ORCU_LAZY_MAX are pending on the slot, to save
+ * wake-ups.  orcu_barrier(), orcu_drain(), orcu_reclaim_lazy() and memory
+ * pressure flush them.  Same contract as orcu_call().
+ */
 ORCU_API void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *));
+
+/*
+ * orcu_barrier - wait until every callback posted (on any thread, lazy or
+ * not) before the call has been invoked; callbacks those callbacks post
+ * may still be pending (see orcu_drain).  Concurrent barriers share the
+ * wait.  Call it before unloading code that posted callbacks (dlclose).
+ * Not in a reader section nor in a callback (one line, abort); not in a
+ * signal handler.  A qsbr caller is offline while it waits.
+ */
 ORCU_API void orcu_barrier(void);
-/* Explicit backpressure: wait until the calling thread's CPU slot holds
- * fewer than ORCU_QHIMARK pending callbacks (timeout_ms < 0: no limit).
- * 0 or -ETIMEDOUT.  It waits for callbacks, so never call it holding a
- * lock your callbacks take, in a read-side section or in a callback
- * (aborts there); a qsbr caller is offline while it waits. */
+
+/*
+ * orcu_wait_backlog - explicit backpressure: wait until the calling
+ * thread's CPU slot holds fewer than ORCU_QHIMARK pending callbacks
+ * (timeout_ms < 0: no limit).  Returns 0, or -ETIMEDOUT.  It waits for
+ * callbacks, so never call it holding a lock your callbacks take; not in a
+ * reader section nor in a callback (one line, abort).  A qsbr caller is
+ * offline while it waits.  orcu_call() itself never waits like this.
+ */
 ORCU_API int orcu_wait_backlog(long timeout_ms);
+
+/*
+ * orcu_drain - barrier until no callback is pending anywhere, chains of
+ * callbacks that post callbacks included.  timeout_ms < 0 waits as long as
+ * it takes.  Returns 0, or -ETIMEDOUT when timeout_ms passed first (the
+ * callbacks keep running).  Contexts as orcu_barrier().
+ */
 ORCU_API int orcu_drain(long timeout_ms);
+
+/*
+ * orcu_reclaim_lazy - hand every lazily held callback to the grace-period
+ * machinery now (for instance on memory pressure); returns without
+ * waiting for them.  Anywhere but a signal handler.
+ */
 ORCU_API void orcu_reclaim_lazy(void);
+
+/*
+ * orcu_get_state - a cookie for the grace period that must end before
+ * orcu_poll_state(cookie) is true; starts nothing, never blocks.  Anywhere
+ * (reader section and callback included), async-signal-safe once orcu is
+ * initialised.
+ */
 ORCU_API unsigned long orcu_get_state(void);
+
+/*
+ * orcu_start_poll - orcu_get_state(), and make sure that grace period
+ * starts (without waiting for it).  Anywhere but a signal handler.
+ */
 ORCU_API unsigned long orcu_start_poll(void);
+
+/*
+ * orcu_poll_state - true once the grace period of cookie has ended: memory
+ * unpublished before the cookie was taken may then be freed.  Never
+ * blocks; anywhere, async-signal-safe.
+ */
 ORCU_API bool orcu_poll_state(unsigned long cookie);
+
+/*
+ * orcu_cond_synchronize - return at once if orcu_poll_state(cookie), else
+ * wait as orcu_synchronize() does, with its restrictions.
+ */
 ORCU_API void orcu_cond_synchronize(unsigned long cookie);
 
-/* Configuration, CPUs, offloading */
+/* ------------------------------------------------------------------ */
+/* Configuration, CPUs, offloading                                     */
+
+/*
+ * orcu_init - configure orcu (cfg NULL or zero fields: defaults, or the
+ * ORCU_* environment) and start it.  Optional; call it before any other
+ * orcu call.  Returns 0; -EINVAL for a bad configuration (one line names
+ * the field and the text; nothing is applied); -EBUSY if orcu is already
+ * initialised (by an earlier orcu_init or by any earlier orcu call);
+ * -EAGAIN if a library thread could not be created: orcu works, degraded
+ * (grace periods run on callers, callbacks are served by other threads),
+ * and retries later.  Not in a reader section, callback or signal handler.
+ */
 ORCU_API int orcu_init(const struct orcu_config *cfg);
+
+/*
+ * orcu_cpu_online - declare CPU slot cpu online (as if a thread had been
+ * seen running there) and start its threads.  Returns 0, -EINVAL if cpu is
+ * not a possible CPU, or -EAGAIN if its thread could not be created (its
+ * callbacks are served elsewhere meanwhile).  Not in a signal handler.
+ */
 ORCU_API int orcu_cpu_online(int cpu);
+
+/*
+ * orcu_cpu_offline - take slot cpu offline: an inline slot's callbacks
+ * move to an online slot, an offloaded slot's thread keeps draining it.
+ * Returns 0 (also if it was offline), -EINVAL for an impossible cpu, or
+ * -EBUSY for the last online slot.  Not in a signal handler.
+ */
 ORCU_API int orcu_cpu_offline(int cpu);
+
+/*
+ * orcu_cpu_offload / orcu_cpu_deoffload - switch slot cpu's callbacks to
+ * offload threads / to inline invocation by the slot's application
+ * threads, at run time; callbacks already queued are kept and keep their
+ * order.  Return 0 or -EINVAL for an impossible cpu.  Not in a signal
+ * handler.
+ */
 ORCU_API int orcu_cpu_offload(int cpu);
 ORCU_API int orcu_cpu_deoffload(int cpu);
+
+/*
+ * orcu_thread_bind_cpu - the calling thread posts to (and, inline, serves)
+ * slot cpu whatever CPU it runs on: for virtual topologies and
+ * thread-per-core programs.  -1 follows the real CPU again.  Returns 0 or
+ * -EINVAL for an impossible cpu.  Anywhere but a signal handler.
+ */
 ORCU_API int orcu_thread_bind_cpu(int cpu);
+
+/*
+ * orcu_current_cpu - the slot orcu_call() would use now from this thread
+ * (its bound slot, or the CPU it runs on).  Anywhere but a signal handler.
+ */
 ORCU_API int orcu_current_cpu(void);          /* the slot orcu_call() would use now */
 
-/* Observability and lifetime */
+/* ------------------------------------------------------------------ */
+/* Observability and lifetime                                          */
+
+/*
+ * orcu_get_stats - fill *out with a snapshot of the counters (each read
+ * atomically; the set is not one instant).  Never blocks on grace periods
+ * or callbacks.  Anywhere but a signal handler.
+ */
 ORCU_API void orcu_get_stats(struct orcu_stats *out);
+
+/*
+ * orcu_slot_pending - callbacks pending on slot cpu right now, or -EINVAL
+ * for an impossible cpu.  Anywhere but a signal handler.
+ */
 ORCU_API long orcu_slot_pending(int cpu);     /* pending callbacks of one slot, or -EINVAL */
+
+/*
+ * orcu_set_stall_handler - called, instead of the default one-line report
+ * on stderr, when a grace period has waited ORCU_STALL_MS (then at doubling
+ * intervals); NULL restores the default.  The handler runs on the
+ * grace-period thread with no library lock held and may call anything
+ * that does not wait for a grace period or callbacks.
+ */
 ORCU_API void orcu_set_stall_handler(orcu_stall_handler_t handler, void *arg);
+
+/*
+ * orcu_shutdown - wait for every pending callback (as orcu_drain(-1)),
+ * then stop and join every library thread; orcu holds no thread and no
+ * memory a leak checker would report.  Reusable after: the next call that
+ * needs orcu starts it again.  Returns 0; a caller that finds another
+ * shutdown in progress returns -EBUSY at once (concurrent callers either
+ * complete or get -EBUSY, never hang).  Not in a reader section nor in a
+ * callback (one line, abort); not in a signal handler.
+ */
 ORCU_API int orcu_shutdown(void);
 
 /* ------------------------------------------------------------------ */
@@ -168,6 +416,8 @@ ORCU_API int orcu_shutdown(void);
  * consume is compiled as acquire, which also forbids the compiler from
  * overlapping a reader's loop iterations; so it is used only where the
  * hardware or ThreadSanitizer (which tracks only explicit orders) needs it.
+ * Use it inside a read-side section on the pointer (an lvalue) that
+ * updaters publish; anywhere, async-signal-safe.
  */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -179,7 +429,13 @@ ORCU_API int orcu_shutdown(void);
 #else
 #define orcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
 #endif
+/* orcu_assign_pointer - publish v in p (an lvalue): a release store, so
+ * whatever was written to *v before is seen by readers that dereference
+ * it.  Anywhere, async-signal-safe. */
 #define orcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+/* orcu_xchg_pointer - publish v in *pp and return the old value, fully
+ * ordered; the old object may be freed after a grace period (orcu_call,
+ * orcu_synchronize).  Anywhere, async-signal-safe. */
 #define orcu_xchg_pointer(pp, v) __atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST)
 
 /* ------------------------------------------------------------------ */
@@ -189,14 +445,35 @@ ORCU_API int orcu_shutdown(void);
 #define ORCU__KIND_MEMB 1
 #define ORCU__KIND_QSBR 2
 
-/* Low bits of a memb reader's ctr count nesting; the phase bit is the GP
- * phase it entered under. */
-#define ORCU__NEST_MASK ((1UL << 32) - 1)
-#define ORCU__PHASE (1UL << 32)
+/* Low half of a memb reader's ctr counts nesting; the bit above it is the
+ * GP phase it entered under.  Half the width of unsigned long, so the same
+ * layout is right on ILP32 (16 nesting bits) and LP64 (32). */
+#define ORCU__NEST_BITS (sizeof(unsigned long) * 4)
+#define ORCU__NEST_MASK ((1UL << ORCU__NEST_BITS) - 1)
+#define ORCU__PHASE (1UL << ORCU__NEST_BITS)
+
+/* The inline read side in C11 atomics; in C++ (which has no _Atomic before
+ * C++23) the same fields as plain objects accessed with the compiler's
+ * __atomic builtins, which have the same size, alignment and orders. */
+#ifdef __cplusplus
+#define ORCU__ATOMIC(T) T
+#define ORCU__LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define ORCU__STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define ORCU__STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define ORCU__SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define ORCU__THREAD_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#else
+#define ORCU__ATOMIC(T) _Atomic T
+#define ORCU__LOAD_RELAXED(p) atomic_load_explicit((p), memory_order_relaxed)
+#define ORCU__STORE_RELAXED(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
+#define ORCU__STORE_RELEASE(p, v) atomic_store_explicit((p), (v), memory_order_release)
+#define ORCU__SIGNAL_FENCE() atomic_signal_fence(memory_order_seq_cst)
+#define ORCU__THREAD_FENCE() atomic_thread_fence(memory_order_seq_cst)
+#endif
 
 struct orcu__reader {
-	_Atomic unsigned long ctr;     /* owner writes; GP thread reads: phase | nesting */
-	_Atomic unsigned long qs_seq;  /* qsbr: owner writes, GP thread reads; 0 = offline */
+	ORCU__ATOMIC(unsigned long) ctr;     /* owner writes; GP thread reads: phase | nesting */
+	ORCU__ATOMIC(unsigned long) qs_seq;  /* qsbr: owner writes, GP thread reads; 0 = offline */
 	int kind;                      /* owner writes and reads */
 	int in_callback;               /* owner: > 0 while invoking a callback */
 	void *rec;                     /* owner: the registry record */
@@ -204,9 +481,9 @@ struct orcu__reader {
 
 ORCU_API extern __thread struct orcu__reader orcu__reader
 	__attribute__((tls_model("initial-exec")));
-ORCU_API extern _Atomic unsigned long orcu__gp_ctr;      /* phase | 1 */
-ORCU_API extern _Atomic int orcu__has_membarrier;        /* 0: full-fence readers */
-ORCU_API extern _Atomic int orcu__gp_wait;             /* 1: a GP sleeps on readers */
+ORCU_API extern ORCU__ATOMIC(unsigned long) orcu__gp_ctr;     /* phase | 1 */
+ORCU_API extern ORCU__ATOMIC(int) orcu__has_membarrier;       /* 0: full-fence readers */
+ORCU_API extern ORCU__ATOMIC(int) orcu__gp_wait;              /* 1: a GP sleeps on readers */
 ORCU_API void orcu__reader_wake_gp(void);
 ORCU_API void orcu__read_lock_slow(void);
 ORCU_API void orcu__read_unlock_slow(void);
@@ -215,65 +492,89 @@ ORCU_API void orcu__qsbr_check_lock(void);
 static inline void orcu__mb_slave(void)
 {
 	/* Pairs with the membarrier() or full fence in the GP engine. */
-	if (__builtin_expect(atomic_load_explicit(&orcu__has_membarrier,
-						  memory_order_relaxed), 1))
-		atomic_signal_fence(memory_order_seq_cst);
+	if (__builtin_expect(ORCU__LOAD_RELAXED(&orcu__has_membarrier), 1))
+		ORCU__SIGNAL_FENCE();
 	else
-		atomic_thread_fence(memory_order_seq_cst);
+		ORCU__THREAD_FENCE();
 }
 
-#if defined(ORCU_QSBR) && !defined(ORCU_DEBUG)
+/*
+ * The read side.
+ *
+ * orcu_read_lock - begin a read-side section: pointers loaded with
+ * orcu_dereference() until the matching orcu_read_unlock() stay valid.
+ * Nestable.  Inline and wait-free: a thread-local store and a compiler
+ * barrier (memb), nothing at all in an ORCU_QSBR unit.  On an unregistered
+ * thread the first call registers it as a memb reader (aborting with one
+ * line if that fails).  On a qsbr thread outside ORCU_QSBR units it counts
+ * nesting only.  Allowed in a callback; async-signal-safe on a registered
+ * thread.
+ *
+ * orcu_read_unlock - end the section; an unmatched unlock prints one line
+ * and aborts.  Same contexts.
+ *
+ * orcu_read_ongoing - memb: true inside a section.  In an ORCU_QSBR unit,
+ * as liburcu-qsbr answers: true while the qsbr thread is online (between
+ * registration or orcu_thread_online() and orcu_thread_offline() or
+ * unregistration).  Anywhere, async-signal-safe.
+ *
+ * An ORCU_QSBR unit promises its sections run only on qsbr threads (debug
+ * builds check); code shared by both kinds is compiled without it.
+ */
+#if defined(ORCU_QSBR)
 
+/* A qsbr thread is inside a read-side section whenever it is online: as
+ * liburcu-qsbr answers, false once it is offline or unregistered. */
+static inline bool orcu_read_ongoing(void)
+{
+	return ORCU__LOAD_RELAXED(&orcu__reader.qs_seq) != 0;
+}
+
+#if !defined(ORCU_DEBUG)
 static inline void orcu_read_lock(void) {}
 static inline void orcu_read_unlock(void) {}
-static inline bool orcu_read_ongoing(void) { return true; }
-
-#elif defined(ORCU_QSBR)
-
+#else
 static inline void orcu_read_lock(void) { orcu__qsbr_check_lock(); }
 static inline void orcu_read_unlock(void) {}
-static inline bool orcu_read_ongoing(void) { return true; }
+#endif
 
 #else
 
 static inline void orcu_read_lock(void)
 {
 	struct orcu__reader *r = &orcu__reader;
-	unsigned long c = atomic_load_explicit(&r->ctr, memory_order_relaxed);
+	unsigned long c = ORCU__LOAD_RELAXED(&r->ctr);
 
 	if (__builtin_expect((c & ORCU__NEST_MASK) == 0, 1)) {
 		if (__builtin_expect(r->kind != ORCU__KIND_MEMB, 0)) {
 			orcu__read_lock_slow();
 			return;
 		}
-		atomic_store_explicit(&r->ctr,
-			atomic_load_explicit(&orcu__gp_ctr, memory_order_relaxed),
-			memory_order_relaxed);
+		ORCU__STORE_RELAXED(&r->ctr, ORCU__LOAD_RELAXED(&orcu__gp_ctr));
 		orcu__mb_slave();
 	} else {
-		atomic_store_explicit(&r->ctr, c + 1, memory_order_relaxed);
+		ORCU__STORE_RELAXED(&r->ctr, c + 1);
 	}
 }
 
 static inline void orcu_read_unlock(void)
 {
 	struct orcu__reader *r = &orcu__reader;
-	unsigned long c = atomic_load_explicit(&r->ctr, memory_order_relaxed);
+	unsigned long c = ORCU__LOAD_RELAXED(&r->ctr);
 
 	if (__builtin_expect((c & ORCU__NEST_MASK) == 1 &&
 			     r->kind == ORCU__KIND_MEMB, 1)) {
 		orcu__mb_slave();
 		/* Release costs nothing on x86 and lets ThreadSanitizer see the
 		 * order membarrier() gives: pairs with the acquire scan. */
-		atomic_store_explicit(&r->ctr, 0, memory_order_release);
+		ORCU__STORE_RELEASE(&r->ctr, 0UL);
 		/* Store, then load: the GP's membarrier() after it sets
 		 * orcu__gp_wait orders the two (models/reader_wake.pml). */
-		atomic_signal_fence(memory_order_seq_cst);
-		if (__builtin_expect(atomic_load_explicit(&orcu__gp_wait,
-							  memory_order_relaxed), 0))
+		ORCU__SIGNAL_FENCE();
+		if (__builtin_expect(ORCU__LOAD_RELAXED(&orcu__gp_wait), 0))
 			orcu__reader_wake_gp();
 	} else if (__builtin_expect((c & ORCU__NEST_MASK) > 1, 1)) {
-		atomic_store_explicit(&r->ctr, c - 1, memory_order_relaxed);
+		ORCU__STORE_RELAXED(&r->ctr, c - 1);
 	} else {
 		orcu__read_unlock_slow();
 	}
@@ -281,7 +582,7 @@ static inline void orcu_read_unlock(void)
 
 static inline bool orcu_read_ongoing(void)
 {
-	return (atomic_load_explicit(&orcu__reader.ctr, memory_order_relaxed) &
+	return (ORCU__LOAD_RELAXED(&orcu__reader.ctr) &
 		ORCU__NEST_MASK) != 0;
 }
 
