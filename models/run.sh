@@ -124,6 +124,21 @@ check $B "2014, seed 002 parent"   b_2014    "-DV2014"    live:live cex
 check $B "seed 002 kernel fix"     b_2014fix "-DV2014FIX" live:live cex
 check $B "seed 002 kernel fix"     b_2014fix "-DV2014FIX" assert    cex
 
+RW=reader_wake
+check $RW "orcu memb"                 rw_memb      ""                      safety     verify
+check $RW "orcu memb"                 rw_memb      ""                      ltl:nolost verify
+check $RW "orcu memb"                 rw_memb      ""                      live:live  verify
+check $RW "orcu qsbr"                 rw_qsbr      "-DQSBR"                safety     verify
+check $RW "orcu qsbr"                 rw_qsbr      "-DQSBR"                live:live  verify
+check $RW "orcu memb, 3 readers"      rw_memb3     "-DNR=3"                live:live  verify
+check $RW "orcu, wake if xchg saw 1"  rw_wakexchg  "-DWAKE_IF_XCHG"        live:live  verify
+check $RW "M1: no membarrier"         rw_nomb      "-DNR=1 -DNOMB"         safety     cex
+check $RW "M1: no membarrier"         rw_nomb      "-DNR=1 -DNOMB"         ltl:nolost cex
+check $RW "M1: no membarrier, qsbr"   rw_nomb_qsbr "-DNR=1 -DNOMB -DQSBR"  ltl:nolost cex
+check $RW "M2: load before store"     rw_loadfirst "-DNR=1 -DLOAD_FIRST"   safety     cex
+check $RW "M3: no re-scan"            rw_norescan  "-DNR=1 -DNORESCAN"     safety     cex
+check $RW "M4: trust the wake"        rw_trust     "-DTRUST_WAKE"          assert     cex
+
 end=$(date +%s)
 if [ $fails -eq 0 ]; then
 	echo "ALL PASS ($((end - start))s)"

@@ -1,0 +1,251 @@
+/*
+ * reader_wake.pml -- readers wake a grace period that sleeps on them.
+ *
+ * Instead of polling (wait_step()'s sleep loop in src/registry.c), the thread
+ * running a grace period sleeps on a futex word `gp_wait`, and a reader that
+ * leaves a section the GP is waiting for wakes it:
+ *
+ *   waiter, one round:  (1) scan; nobody holds -> done
+ *                       (2) gp_wait = 1
+ *                       (3) membarrier(): a full barrier on every reader CPU
+ *                       (4) re-scan; nobody holds -> gp_wait = 0, done
+ *                       (5) futex_wait(&gp_wait, 1)
+ *                       (6) back to (1)
+ *   reader, leaving:    (a) ctr = 0 (memb) / qs = counter or 0 (qsbr):
+ *                           a plain store, compiler barrier only
+ *                       (b) load gp_wait
+ *                       (c) if 1: xchg(gp_wait, 0), futex_wake()
+ *
+ * The readers have no fence between (a) and (b): their store may still sit in
+ * the CPU's store buffer when the load executes, which is the store->load
+ * reordering even x86 does (on weaker CPUs, the load is satisfied before the
+ * store is visible: the same outcome).  Each reader CPU therefore has an
+ * explicit store buffer (`sb`, drained by proctype `cpu` at any moment), and
+ * the waiter's membarrier() is modelled as what it guarantees: it marks every
+ * reader CPU (`mb_pending`), each CPU then executes a full barrier -- drains
+ * its buffer -- at an arbitrary point of its reader's execution, and the
+ * waiter goes on only when every CPU has done so.  The reader's seq_cst
+ * exchange in (c) is a full barrier too: it drains the buffer.
+ * The waiter is sequentially consistent: between its store (2) and its loads
+ * (4) stands membarrier(), a full barrier on the caller as well.  The mutants
+ * keep that (M1 as if the waiter still had its own seq_cst fence, which is
+ * what orcu__registry_wait_readers() uses today when no memb reader is
+ * registered), so their counterexamples need no reordering on the waiter.
+ *
+ * One phase: every reader is inside a section the GP must wait for when the
+ * GP starts, and leaves it once.  The memb phase flip that keeps new sections
+ * from holding a GP is not part of this protocol and not modelled.
+ *
+ * Proctype  <->  C it mirrors
+ *   reader       memb: the outermost path of orcu_read_unlock() (include/orcu.h)
+ *                plus the gp_wait check to be added after its ctr store;
+ *                -DQSBR: orcu_quiescent_state() (announce the counter) or
+ *                orcu_thread_offline() (announce 0), src/registry.c
+ *   cpu          the reader's CPU: store buffer drain; membarrier()'s IPI
+ *   waiter       wait_phase() (src/registry.c), wait_step() replaced by
+ *                steps (2)-(5); membarrier = orcu__membarrier_master();
+ *                futex_wait/futex_wake = orcu__futex_wait/orcu__futex_wake
+ *
+ * Variants (spin's cpp):
+ *   default        orcu, memb readers.  Expected: verified.
+ *   -DQSBR         orcu, qsbr readers (quiescent state or offline; a reader
+ *                  holds while it is online and has not announced the GP's
+ *                  counter).  Expected: verified.
+ *   -DWAKE_IF_XCHG the reader calls futex_wake() only if its xchg returned 1
+ *                  (a cheaper form of (c)).  Expected: verified.
+ *   -DNOMB         mutant M1: no membarrier() at (3) (at most a fence on the
+ *                  waiter alone).  Expected: lost wake-up.
+ *   -DLOAD_FIRST   mutant M2: the reader loads gp_wait before its store (a).
+ *                  Expected: lost wake-up.
+ *   -DNORESCAN     mutant M3: no re-scan (4); the waiter sleeps right after
+ *                  gp_wait = 1 (membarrier() kept, to show that it is the
+ *                  re-scan that closes the race).  Expected: lost wake-up.
+ *   -DTRUST_WAKE   mutant M4: after futex_wait returns the waiter declares
+ *                  the wait done instead of going back to (1).
+ *                  Expected: assertion (GP ends while a reader is inside).
+ *   -DNR=n         n readers (default 2).  The mutants M1-M3 are run with one
+ *                  reader: the shortest counterexample.
+ *
+ * Properties:
+ *   - safety (assert in waiter): when the wait is done, no reader is still
+ *     inside its section (ghost `in_cs`, cleared with the store (a));
+ *   - safety (invalid end state): the waiter blocked in futex_wait with every
+ *     reader finished is a deadlock -- the futex wait has no end label;
+ *   - safety (ltl `nolost`): never is the waiter in futex_wait while every
+ *     reader has finished its unlock path (wake included): nobody is left to
+ *     wake it;
+ *   - liveness (ltl `live`, weak fairness): the wait always ends: <> gp_done.
+ */
+
+#ifndef NR
+#define NR 2              /* readers; 2 lets one wake while the other holds */
+#endif
+
+#ifdef QSBR
+#define OLD   1           /* counter announced before this GP              */
+#define WANT  3           /* this GP's counter (qsbr_ctr advances by 2)    */
+#define HOLDS(i) (ctr[i] != 0 && ctr[i] != WANT)
+#define START OLD
+#else
+#define HOLDS(i) (ctr[i] != 0)
+#define START 1           /* orcu__gp_ctr copied by the outermost lock     */
+#endif
+
+byte ctr[NR];             /* memory: memb ctr / qsbr qs_seq, as the scan sees it */
+bit  sb[NR];              /* reader i's store (a) is still in its store buffer   */
+byte sbval[NR];           /* ... with this value                                 */
+bit  mb_pending[NR];      /* membarrier() issued, CPU i has not yet fenced       */
+bit  gp_wait;             /* 1: a GP waiter may sleep on it                      */
+bit  in_futex;            /* the waiter is blocked in futex_wait(&gp_wait, 1)    */
+bit  in_cs[NR];           /* ghost: reader i is inside its section               */
+byte nfinished;           /* ghost: readers past the end of their unlock path    */
+bit  gp_done;             /* ghost: the waiter declared the wait done            */
+byte saw[NR];             /* ghost: gp_wait as reader i loaded it (2: not yet)   */
+
+ltl nolost { [] !(in_futex && nfinished == NR) }
+ltl live   { <> gp_done }
+
+inline futex_wake() { in_futex = 0 }     /* wakes the waiter if it sleeps */
+
+/* reader i's buffered store, if any, becomes visible */
+inline drain(i) {
+	if
+	:: sb[i] -> ctr[i] = sbval[i]; sb[i] = 0
+	:: else -> skip
+	fi
+}
+
+proctype reader(byte i)
+{
+	bit old;
+#ifdef LOAD_FIRST
+	saw[i] = gp_wait;                         /* M2: (b) before (a) */
+#endif
+	/* (a) the section ends; the store goes to the store buffer */
+	atomic {
+		in_cs[i] = 0;
+#ifdef QSBR
+		if
+		:: sbval[i] = WANT                /* orcu_quiescent_state() */
+		:: sbval[i] = 0                   /* orcu_thread_offline()  */
+		fi;
+#else
+		sbval[i] = 0;
+#endif
+		sb[i] = 1
+	};
+#ifndef LOAD_FIRST
+	saw[i] = gp_wait;                         /* (b) may pass the buffered store */
+#endif
+	if
+	:: saw[i] ->
+		/* (c) seq_cst exchange: a full barrier, so the store (a) is
+		 * visible before it (and before the waiter can see gp_wait 0) */
+		atomic { drain(i); old = gp_wait; gp_wait = 0 };
+#ifdef WAKE_IF_XCHG
+		if
+		:: old -> futex_wake()
+		:: else -> skip
+		fi
+#else
+		futex_wake()
+#endif
+	:: else -> skip
+	fi;
+	nfinished++
+}
+
+/* the reader's CPU: the buffered store becomes visible at any moment, and
+ * at the latest when membarrier()'s barrier runs on this CPU */
+proctype cpu(byte i)
+{
+end:	do
+	:: atomic { sb[i] -> drain(i) }
+	:: atomic { mb_pending[i] -> drain(i); mb_pending[i] = 0 }
+	od
+}
+
+/* one load per reader, stopping at the first that holds (as wait_phase) */
+inline scan() {
+	held = 0;
+	j = 0;
+	do
+	:: j < NR && !held -> atomic { held = HOLDS(j); j++ }
+	:: else -> break
+	od;
+	j = 0
+}
+
+proctype waiter()
+{
+	byte j;
+	bit held;
+again:
+	scan();                                   /* (1) */
+	if
+	:: !held -> goto done
+	:: else -> skip
+	fi;
+	gp_wait = 1;                              /* (2) */
+#ifndef NOMB
+	/* (3) membarrier(): every reader CPU fences before it returns */
+	d_step {
+		do
+		:: j < NR -> mb_pending[j] = 1; j++
+		:: else -> break
+		od;
+		j = 0
+	};
+	do
+	:: j < NR -> (mb_pending[j] == 0); j++
+	:: else -> break
+	od;
+	j = 0;
+#endif
+#ifndef NORESCAN
+	scan();                                   /* (4) */
+	if
+	:: !held -> gp_wait = 0; goto done
+	:: else -> skip
+	fi;
+#endif
+	/* (5) futex_wait(&gp_wait, 1): sleeps only while gp_wait == 1.  No
+	 * end label: sleeping here forever is the lost wake-up. */
+	atomic {
+		if
+		:: gp_wait == 1 -> in_futex = 1
+		:: else -> skip
+		fi
+	};
+	(in_futex == 0);
+#ifdef TRUST_WAKE
+	goto done;                                /* M4: no re-check */
+#endif
+	goto again;                               /* (6) */
+done:
+	atomic {
+		do
+		:: j < NR -> assert(!in_cs[j]); j++ /* nobody it waits for is inside */
+		:: else -> break
+		od;
+		j = 0;
+		gp_done = 1
+	}
+}
+
+init {
+	byte i;
+	atomic {
+		do
+		:: i < NR ->
+			ctr[i] = START;           /* inside a section the GP waits for */
+			in_cs[i] = 1;
+			saw[i] = 2;
+			run cpu(i);
+			run reader(i);
+			i++
+		:: else -> break
+		od;
+		run waiter()
+	}
+}
