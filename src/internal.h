@@ -238,6 +238,11 @@ void orcu__membarrier_master(void);
 
 /* gp.c */
 extern _Atomic unsigned long orcu__gp_seq;
+/* Defined only by validation programs (orcu-torture, tests): nonzero makes
+ * grace periods end without waiting for readers, the "busted" flavor the
+ * torture oracle must catch.  Not defined by, nor exported from, the
+ * library. */
+int orcu_test_gp_busted(void) __attribute__((weak));
 /* How soon a requested GP must start: BATCH lets callback-only demand
  * wait up to ORCU_GP_BATCH_US after the previous GP so one GP serves more
  * callbacks; NOW is for waiters; HURRY also expedites the reader wait. */

@@ -1,7 +1,7 @@
 /*
  * test_busted_detected.c - proves the age oracle of the GP tests can fail.
  * First a short correct run must see no error (the oracle is not trigger-
- * happy); then orcu_debug_set_busted(1) makes grace periods end without
+ * happy); then orcu_test_gp_busted() returning 1 makes grace periods end without
  * waiting for readers, and the same readers and writers must catch it -
  * a reader sees an element whose age is >= 2, recycled or poisoned -
  * within a bounded time.  If they never do, this test fails: the oracle
@@ -11,6 +11,14 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
+
+/* The test-only hook the library looks for (src/internal.h). */
+static atomic_int busted;
+
+int orcu_test_gp_busted(void)
+{
+	return atomic_load_explicit(&busted, memory_order_relaxed);
+}
 
 int main(void)
 {
@@ -30,9 +38,9 @@ int main(void)
 	pipe_run_checked("correct", &cfg, 1.0);
 
 	pipe_start(&cfg);
-	orcu_debug_set_busted(1);
+	atomic_store(&busted, 1);
 	CHECK_WAIT_UNTIL(atomic_load(&pipe_errors) > 0, 10);
-	orcu_debug_set_busted(0);
+	atomic_store(&busted, 0);
 	pipe_stop_run(&r);
 	pipe_print("busted", &r);
 	CHECK(r.errors > 0);

@@ -337,6 +337,15 @@ static void monitor(double t, double limit)
 
 /* ------------------------------------------------------------------ */
 
+/* The library's test-only hook (a weak reference in the engine): the
+ * busted flavor exists only in validation programs that define it. */
+static atomic_int busted_on;
+
+__attribute__((visibility("default"))) int orcu_test_gp_busted(void)
+{
+	return atomic_load_explicit(&busted_on, memory_order_relaxed);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -490,7 +499,7 @@ int main(int argc, char **argv)
 	if (opt.delays_us)
 		orcu_debug_set_delays(opt.delays_us);
 	if (opt.busted)
-		orcu_debug_set_busted(1);
+		atomic_store(&busted_on, 1);
 
 	for (int i = 0; i < POOL_SIZE; i++)
 		freeq.ring[i] = (unsigned)i;

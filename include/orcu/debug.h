@@ -16,10 +16,6 @@ extern "C" {
  * leader's sleep path, in the barrier and in the enqueue path; 0 disables. */
 ORCU_API void orcu_debug_set_delays(unsigned int max_us);
 
-/* 1: grace periods end without waiting for readers (the "busted" flavor
- * that orcu-torture must report as FAILURE).  0: correct again. */
-ORCU_API void orcu_debug_set_busted(int busted);
-
 /* Count of library threads (orcu-gp, orcu-og/N, orcu-oc/N) alive right now. */
 ORCU_API int orcu_debug_thread_count(void);
 
