@@ -37,10 +37,13 @@
  * from holding a GP is not part of this protocol and not modelled.
  *
  * Proctype  <->  C it mirrors
- *   reader       memb: the outermost path of orcu_read_unlock() (include/orcu.h)
- *                plus the gp_wait check to be added after its ctr store;
- *                -DQSBR: orcu_quiescent_state() (announce the counter) or
- *                orcu_thread_offline() (announce 0), src/registry.c
+ *   reader       memb: the outermost path of orcu_read_unlock() (include/orcu.h),
+ *                ctr store then the orcu__gp_wait check;
+ *                -DQSBR: qsbr_announce() from orcu_quiescent_state() (the
+ *                counter) or orcu_thread_offline() (0), src/registry.c;
+ *                -DQSBR -DNOMB -DREADER_FENCE is the C as built for
+ *                qsbr-only programs: the reader fences after announcing
+ *                (once per GP) and the waiter uses only its own fence
  *   cpu          the reader's CPU: store buffer drain; membarrier()'s IPI
  *   waiter       wait_phase() (src/registry.c), wait_step() replaced by
  *                steps (2)-(5); membarrier = orcu__membarrier_master();
@@ -51,6 +54,9 @@
  *   -DQSBR         orcu, qsbr readers (quiescent state or offline; a reader
  *                  holds while it is online and has not announced the GP's
  *                  counter).  Expected: verified.
+ *   -DQSBR -DNOMB -DREADER_FENCE  qsbr readers that fence themselves, waiter
+ *                  without membarrier (orcu's qsbr-only case).  Expected:
+ *                  verified.
  *   -DWAKE_IF_XCHG the reader calls futex_wake() only if its xchg returned 1
  *                  (a cheaper form of (c)).  Expected: verified.
  *   -DNOMB         mutant M1: no membarrier() at (3) (at most a fence on the
@@ -134,6 +140,9 @@ proctype reader(byte i)
 #endif
 		sb[i] = 1
 	};
+#ifdef READER_FENCE
+	drain(i);                                 /* the reader's own seq_cst fence */
+#endif
 #ifndef LOAD_FIRST
 	saw[i] = gp_wait;                         /* (b) may pass the buffered store */
 #endif

@@ -135,6 +135,7 @@ check $RW "orcu, wake if xchg saw 1"  rw_wakexchg  "-DWAKE_IF_XCHG"        live:
 check $RW "M1: no membarrier"         rw_nomb      "-DNR=1 -DNOMB"         safety     cex
 check $RW "M1: no membarrier"         rw_nomb      "-DNR=1 -DNOMB"         ltl:nolost cex
 check $RW "M1: no membarrier, qsbr"   rw_nomb_qsbr "-DNR=1 -DNOMB -DQSBR"  ltl:nolost cex
+check $RW "orcu qsbr, reader fence"   rw_qsbr_rf   "-DNOMB -DQSBR -DREADER_FENCE" ltl:nolost verify
 check $RW "M2: load before store"     rw_loadfirst "-DNR=1 -DLOAD_FIRST"   safety     cex
 check $RW "M3: no re-scan"            rw_norescan  "-DNR=1 -DNORESCAN"     safety     cex
 check $RW "M4: trust the wake"        rw_trust     "-DTRUST_WAKE"          assert     cex
