@@ -45,7 +45,7 @@ static _Atomic int gp_hurry;
 static _Atomic int gp_owner;              /* 1 while a thread runs GPs (point 1) */
 static _Atomic uint32_t gp_futex;         /* requesters bump to wake the GP thread */
 static _Atomic int gp_sleeping;           /* GP thread sets (GP_SLEEP_*); requesters read */
-static uint64_t gp_last_end_ns;           /* the owner only */
+static _Atomic uint64_t gp_last_end_ns;    /* the owner writes; the GP thread reads */
 static _Atomic uint32_t gp_done_futex;    /* the owner bumps at every GP end and release */
 static _Atomic int gp_done_waiters;       /* threads sleeping on gp_done_futex */
 static _Atomic int gp_stop;
@@ -135,8 +135,11 @@ static void end_gp(unsigned long cur, uint64_t start)
 	orcu__count(gp_completed, 1);
 	/* The batching window counts from GPs that waited for readers. */
 	if (start) {
-		gp_last_end_ns = orcu__now_ns();
-		orcu__trace2(gp_end, cur, gp_last_end_ns - start);
+		uint64_t end = orcu__now_ns();
+
+		/* Relaxed: a stale value only shifts the batching window. */
+		orcu__store_relaxed(&gp_last_end_ns, end);
+		orcu__trace2(gp_end, cur, end - start);
 	}
 	gp_done_notify();
 	orcu__nocb_gp_done(cur);
@@ -219,15 +222,16 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 /* Callback-only demand may wait for the batching window to close. */
 static int64_t batch_wait_ns(unsigned long cur)
 {
-	uint64_t window = (uint64_t)orcu__g.gp_batch_us * 1000, now;
+	uint64_t window = (uint64_t)orcu__g.gp_batch_us * 1000, now, last;
 
 	if (!window || orcu__seq_lt(cur, orcu__load_acquire(&gp_needed_now)) ||
 	    orcu__load_relaxed(&gp_hurry) || orcu__barrier_in_progress())
 		return 0;
 	now = orcu__now_ns();
-	if (now >= gp_last_end_ns + window)
+	last = orcu__load_relaxed(&gp_last_end_ns);
+	if (now >= last + window)
 		return 0;
-	return (int64_t)(gp_last_end_ns + window - now);
+	return (int64_t)(last + window - now);
 }
 
 /* CPU time of GP threads that have exited; a running one is read on

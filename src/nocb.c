@@ -120,8 +120,10 @@ static void report_adopted(struct orcu__slot *s, long n,
 			   struct orcu__slot *to, const char *who)
 {
 	const char *why = !orcu__load_relaxed(&s->ever_online) ? "never came online" :
-			  orcu__load_relaxed(&s->online) ? "has no callback threads (they could not be created)" :
-			  "is offline without threads";
+			  !orcu__load_relaxed(&s->online) ? "is offline without threads" :
+			  orcu__load_relaxed(&orcu__g.degraded) ?
+				"has no callback threads (they could not be created)" :
+				"has no callback threads (stopped by orcu_shutdown, or capped)";
 
 	if (!n || atomic_exchange_explicit(&s->adopted_reported, 1, memory_order_relaxed))
 		return;

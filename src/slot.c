@@ -94,11 +94,13 @@ long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
 		last = h;
 	}
 	orcu__fetch_add_relaxed(&to->n_pending, user);
+	/* Counted before they can run: whoever sees them invoked sees them
+	 * counted as adopted. */
+	orcu__count(adopted, (uint64_t)user);
 	pthread_mutex_lock(&to->cb_lock);
 	orcu__cblist_enqueue_chain(&to->cbl, first, last, n);
 	pthread_mutex_unlock(&to->cb_lock);
 	orcu__fetch_sub_release(&from->n_pending, user);
-	orcu__count(adopted, (uint64_t)user);
 	orcu__nocb_wake_leader(to->leader, true);
 	return user;
 }

@@ -6,7 +6,8 @@
  *     returns promptly and prints nothing;
  *  B. a never-onlined slot with callbacks is reported exactly once (one
  *     line naming the CPU, even across several barriers), its callbacks are
- *     adopted and invoked, the barrier returns, the slot grows no thread.
+ *     adopted (by a running leader, or by the barrier if it gets there
+ *     first) and invoked, the barrier is exact, the slot grows no thread.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -59,7 +60,6 @@ static void scenario_orphans(void)
 	for (int i = 200; i < 250; i++)
 		orcu_call(&heads[i], cb);
 	orcu_thread_bind_cpu(-1);
-	CHECK_EQ(orcu_slot_pending(40), 200);
 	orcu_barrier();
 	CHECK_EQ(atomic_load(&invoked), 250);
 	CHECK_EQ(orcu_slot_pending(40), 0);
@@ -148,6 +148,5 @@ int main(void)
 		fprintf(stderr, "child stderr was:\n%s", err);
 	CHECK_EQ(count_lines_with(err, "CPU 40 never came online"), 1);
 	CHECK_EQ(lines, 1);
-	CHECK(strstr(err, "orcu_barrier") != NULL);
 	TEST_PASS("barrier_never_onlined");
 }
