@@ -14,8 +14,9 @@
  *     first of its callbacks; the child puts back the rest of the chain it
  *     had claimed and runs it (all but the blocked one);
  *  3. fork_storm: two readers and an updater (synchronize, call) run while
- *     the main thread forks 200 times (20 under ThreadSanitizer); each child posts, barriers and
- *     synchronizes, and must exit 0 in time (liburcu's fork test).
+ *     the main thread forks 200 times (not under the sanitizers: see
+ *     STORM_FORKS); each child posts, barriers and synchronizes, and must
+ *     exit 0 in time (liburcu's fork test).
  * In the parent, once released, the barrier thread returns and every
  * callback ran exactly once.
  */
@@ -187,19 +188,22 @@ static int offline_slot_inflight_chain(void)
 static atomic_int storm_stop;
 static atomic_long storm_posted, storm_ran;
 
-/* The updater's heads: a fixed ring, no malloc (see STORM_FORKS). */
+/* The updater's heads: a fixed ring, no allocation across the forks. */
 #define STORM_RING 64
 static struct storm_head {
 	struct orcu_head head;
 	atomic_int busy;
 } storm_ring[STORM_RING];
 
-/* ThreadSanitizer's runtime is not fork-safe while other threads run (its
- * allocator's spin locks may be held at fork, and a child that starts a
- * thread then hangs inside the runtime, not in orcu): fewer forks there,
- * and no allocation in the threads that run across them. */
-#if defined(__SANITIZE_THREAD__) || defined(ORCU__TSAN)
-#define STORM_FORKS 20
+/* Under AddressSanitizer and ThreadSanitizer the storm does not run: their
+ * runtimes (as shipped with gcc 12) do not lock their allocators around
+ * fork(), so a child forked while another thread is inside the runtime's
+ * allocator inherits a lock nobody will release, and every thread it
+ * starts then hangs inside the runtime (seen: all of a child's new orcu
+ * threads blocked in AsanThread::Init -> calloc), not in orcu.  The two
+ * scenarios above fork from a quiet parent and do run there. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(ORCU__TSAN)
+#define STORM_FORKS 0
 #else
 #define STORM_FORKS 200
 #endif
@@ -294,7 +298,10 @@ int main(void)
 	test_watchdog("test_fork_child_barrier_offline_offloaded", 115);
 	ok &= scen_run("offline_slot_held_by_gp", offline_slot_held_by_gp, 30);
 	ok &= scen_run("offline_slot_inflight_chain", offline_slot_inflight_chain, 30);
-	ok &= scen_run("fork_storm", fork_storm, 50);
+	if (STORM_FORKS)
+		ok &= scen_run("fork_storm", fork_storm, 50);
+	else
+		printf("skip fork_storm: the sanitizer runtime is not fork-safe under load\n");
 	CHECK(ok);
 	TEST_PASS("test_fork_child_barrier_offline_offloaded");
 }
