@@ -63,10 +63,14 @@ void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 		return;
 	if (orcu__g.nocb_poll && !force)
 		return;
-	/* Pairs with the fence after `sleep = 1` in leader_sleep(): our
-	 * callback was published by a seq_cst exchange before this fence. */
-	orcu__fence_seq_cst();
-	if (orcu__load_relaxed(&l->sleep) && orcu__xchg_seq_cst(&l->sleep, 0)) {
+	/* Point 2.  A post was published by a seq_cst exchange of the queue
+	 * tail; a seq_cst load of `sleep` after it pairs with the seq_cst
+	 * store of `sleep` and the seq_cst re-scan in leader_sleep() (one
+	 * total order: one of us sees the other), with no fence on the
+	 * posting path.  A forced wake published `force` relaxed: it fences. */
+	if (force)
+		orcu__fence_seq_cst();
+	if (orcu__load_seq_cst(&l->sleep) && orcu__xchg_seq_cst(&l->sleep, 0)) {
 		orcu__count(enqueue_wakeups, 1);
 		orcu__trace1(leader_wake, l->first);
 		orcu__futex_wake(&l->sleep, 1);

@@ -119,6 +119,42 @@ static int barrier_in_callback(void *a)
 	return 0;
 }
 
+static void cb_wait_backlog(struct orcu_head *h)
+{
+	(void)h;
+	orcu_wait_backlog(-1);   /* waits for callbacks: aborts in one */
+}
+
+static int wait_backlog_in_callback(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_call(&misuse_head, cb_wait_backlog);
+	orcu_barrier();
+	return 0;
+}
+
+/* A registered thread that exits inside a section: the report names what
+ * happened, not a call the program never made. */
+static void *exit_in_section_thread(void *a)
+{
+	(void)a;
+	orcu_register_thread();
+	orcu_read_lock();
+	return NULL;
+}
+
+static int exit_in_section(void *a)
+{
+	pthread_t t;
+
+	(void)a;
+	child_setup();
+	pthread_create(&t, NULL, exit_in_section_thread, NULL);
+	pthread_join(t, NULL);
+	return 0;
+}
+
 static int unlock_without_lock(void *a)
 {
 	(void)a;
@@ -237,6 +273,8 @@ int main(void)
 	expect_abort("shutdown in section", shutdown_in_section, "orcu_shutdown");
 	expect_abort("sync in callback", sync_in_callback, "orcu_synchronize");
 	expect_abort("barrier in callback", barrier_in_callback, "orcu_barrier");
+	expect_abort("wait_backlog in cb", wait_backlog_in_callback, "orcu_wait_backlog");
+	expect_abort("exit in section", exit_in_section, "thread exit");
 	expect_abort("unlock without lock", unlock_without_lock, "orcu_read_unlock");
 	expect_abort("unlock unregistered", unlock_unregistered, "orcu_read_unlock");
 	expect_abort("double orcu_call", double_call, "orcu_call");
