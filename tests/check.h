@@ -8,10 +8,12 @@
 
 #include <dirent.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CHECK(cond) do { \
 	if (!(cond)) { \
@@ -93,6 +95,34 @@ static inline int check_thread_names(const char *prefix, char names[][32], int m
 	}
 	closedir(d);
 	return n;
+}
+
+static char watchdog_msg[256] __attribute__((unused));
+
+static inline void watchdog_fire(int sig)
+{
+	(void)sig;
+	/* async-signal-safe: write + _exit only */
+	if (write(2, watchdog_msg, strlen(watchdog_msg)) < 0) {
+		/* nothing more we can do */
+	}
+	_exit(3);
+}
+
+/* Fail the test (exit 3) if it is still running after base_s seconds
+ * (scaled by ORCU_TEST_TIMEOUT_MULT).  what names the test. */
+static inline void test_watchdog(const char *what, double base_s)
+{
+	unsigned secs = (unsigned)check_timeout_s(base_s);
+	struct sigaction sa;
+
+	snprintf(watchdog_msg, sizeof(watchdog_msg),
+		 "%s: WATCHDOG: still running after %us: a grace period, barrier "
+		 "or callback is probably hung\n", what, secs);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_fire;
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(secs ? secs : 1);
 }
 
 #define TEST_PASS(name) do { printf("PASS %s\n", name); return 0; } while (0)

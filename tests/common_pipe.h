@@ -48,34 +48,6 @@
 /* ------------------------------------------------------------------ */
 /* Watchdog */
 
-static char watchdog_msg[256];
-
-static void watchdog_fire(int sig)
-{
-	(void)sig;
-	/* async-signal-safe: write + _exit only */
-	if (write(2, watchdog_msg, strlen(watchdog_msg)) < 0) {
-		/* nothing more we can do */
-	}
-	_exit(3);
-}
-
-/* Fail the test (exit 3) if it is still running after base_s seconds
- * (scaled by ORCU_TEST_TIMEOUT_MULT).  what names the test. */
-static inline void test_watchdog(const char *what, double base_s)
-{
-	unsigned secs = (unsigned)check_timeout_s(base_s);
-	struct sigaction sa;
-
-	snprintf(watchdog_msg, sizeof(watchdog_msg),
-		 "%s: WATCHDOG: still running after %us: a grace period, barrier "
-		 "or callback is probably hung\n", what, secs);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = watchdog_fire;
-	sigaction(SIGALRM, &sa, NULL);
-	alarm(secs ? secs : 1);
-}
-
 static inline void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

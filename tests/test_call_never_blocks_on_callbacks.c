@@ -38,21 +38,11 @@ static void free_entry(struct orcu_head *h)
 	pthread_mutex_unlock(&table_lock);
 }
 
-static void on_alarm(int sig)
-{
-	static const char msg[] = "test_call_never_blocks_on_callbacks: deadlock: orcu_call blocked on its own callbacks\n";
-
-	(void)sig;
-	(void)!write(2, msg, sizeof(msg) - 1);
-	_exit(1);
-}
-
 int main(void)
 {
 	struct orcu_stats st;
 
-	signal(SIGALRM, on_alarm);
-	alarm((unsigned)check_timeout_s(60));
+	test_watchdog("test_call_never_blocks_on_callbacks (orcu_call blocked on its own callbacks?)", 60);
 	setenv("ORCU_CPUS", "possible=2,online=0-1", 1);
 	setenv("ORCU_QHIMARK", "50", 1);
 	setenv("ORCU_QMAX", "100", 1);
@@ -71,7 +61,6 @@ int main(void)
 
 	CHECK_EQ(orcu_wait_backlog(-1), 0);
 	CHECK(orcu_slot_pending(0) < QHIMARK);
-	alarm(0);
 	orcu_barrier();
 	CHECK_EQ(atomic_load(&freed), N);
 	CHECK_EQ(orcu_shutdown(), 0);

@@ -32,22 +32,12 @@ static void cb(struct orcu_head *h)
 	atomic_fetch_add(&invoked, 1);
 }
 
-static void on_alarm(int sig)
-{
-	static const char msg[] = "test_threadless_slot_drained: hang (poster blocked or callbacks stranded)\n";
-
-	(void)sig;
-	(void)!write(2, msg, sizeof(msg) - 1);
-	_exit(1);
-}
-
 int main(void)
 {
 	char names[8][32];
 	struct orcu_stats st;
 
-	signal(SIGALRM, on_alarm);
-	alarm((unsigned)check_timeout_s(60));
+	test_watchdog("test_threadless_slot_drained (poster blocked or callbacks stranded?)", 60);
 	setenv("ORCU_CPUS", "possible=8,online=0-1", 1);
 	setenv("ORCU_QHIMARK", "100", 1);
 	setenv("ORCU_QMAX", "400", 1);
@@ -63,7 +53,6 @@ int main(void)
 	orcu_get_stats(&st);
 	CHECK_EQ(st.slots_online, 2);
 	CHECK_EQ(st.adopted_callbacks, N);
-	alarm(0);
 	CHECK_EQ(orcu_shutdown(), 0);
 	TEST_PASS("threadless_slot_drained");
 }
