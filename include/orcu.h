@@ -99,7 +99,7 @@ struct orcu_stats {
 	uint64_t adopted_callbacks;   /* moved off never-onlined or offline inline slots */
 	uint64_t qhimark_crossings;   /* flood control */
 	uint64_t hurried_gps;
-	uint64_t poster_waits;
+	uint64_t poster_waits;        /* posts slowed past ORCU_QMAX (bounded sleep) */
 	uint64_t poster_overruns;     /* over ORCU_QMAX where slowing was not allowed */
 	uint64_t peak_pending;        /* highest pending of any one slot */
 	uint64_t lazy_flushes;

@@ -110,17 +110,25 @@ static void gp_done_notify(void)
 	}
 }
 
+/* This thread runs GPs right now (a stall handler it calls must not wait
+ * for a GP: that one would be its own). */
+static __thread int gp_owning;
+
 static bool gp_try_own(void)
 {
 	int free_ = 0;
 
 	/* Acquire: the previous owner's GP state (gp_last_end_ns, the
 	 * registry counters) is visible to us.  Pairs with gp_release(). */
-	return orcu__cas_acq_rel(&gp_owner, &free_, 1);
+	if (!orcu__cas_acq_rel(&gp_owner, &free_, 1))
+		return false;
+	gp_owning = 1;
+	return true;
 }
 
 static void gp_release(void)
 {
+	gp_owning = 0;
 	orcu__store_seq_cst(&gp_owner, 0);
 	/* Waiters that need a later GP than the one we ran may take over. */
 	gp_done_notify();
@@ -371,6 +379,8 @@ void orcu__gp_check_caller(const char *call)
 
 	if (orcu__unlikely(r->in_callback))
 		orcu__misuse(call, "called from inside an orcu callback (would wait for itself)");
+	if (orcu__unlikely(gp_owning))
+		orcu__misuse(call, "called from a stall handler, inside the grace period it reports (would wait for itself)");
 	if (orcu__unlikely(orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK))
 		orcu__misuse(call, "called inside a read-side critical section (would deadlock)");
 }

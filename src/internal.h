@@ -97,7 +97,7 @@ struct orcu__slot {
 	 * each callback: a fork child puts it back (slot.c). */
 	struct orcu_head *_Atomic inflight;
 
-	/* flood control: posters waiting for the slot to drain */
+	/* orcu_wait_backlog(): callers waiting for the slot to drain */
 	_Atomic uint32_t drain_futex;  /* bumped by invokers after each batch */
 	_Atomic int drain_waiters;
 	_Atomic long peak_pending;

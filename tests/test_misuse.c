@@ -155,6 +155,40 @@ static int exit_in_section(void *a)
 	return 0;
 }
 
+static void stall_handler_syncs(const struct orcu_stall_info *info, void *arg)
+{
+	(void)info;
+	(void)arg;
+	orcu_synchronize();   /* would wait for the GP it reports: aborts */
+}
+
+static atomic_int reader_in;
+
+static void *long_reader(void *a)
+{
+	(void)a;
+	orcu_register_thread();
+	orcu_read_lock();
+	atomic_store(&reader_in, 1);
+	sleep_ms(30000);      /* the parent's child aborts long before */
+	orcu_read_unlock();
+	return NULL;
+}
+
+static int sync_in_stall_handler(void *a)
+{
+	pthread_t t;
+
+	(void)a;
+	child_setup();
+	setenv("ORCU_STALL_MS", "100", 1);
+	orcu_set_stall_handler(stall_handler_syncs, NULL);
+	pthread_create(&t, NULL, long_reader, NULL);
+	CHECK_WAIT_UNTIL(atomic_load(&reader_in), 10);
+	orcu_synchronize();
+	return 0;
+}
+
 static int unlock_without_lock(void *a)
 {
 	(void)a;
@@ -275,6 +309,7 @@ int main(void)
 	expect_abort("barrier in callback", barrier_in_callback, "orcu_barrier");
 	expect_abort("wait_backlog in cb", wait_backlog_in_callback, "orcu_wait_backlog");
 	expect_abort("exit in section", exit_in_section, "thread exit");
+	expect_abort("sync in stall handler", sync_in_stall_handler, "orcu_synchronize");
 	expect_abort("unlock without lock", unlock_without_lock, "orcu_read_unlock");
 	expect_abort("unlock unregistered", unlock_unregistered, "orcu_read_unlock");
 	expect_abort("double orcu_call", double_call, "orcu_call");
