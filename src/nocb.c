@@ -223,9 +223,11 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 	 * queued (one still being posted when we took the queue has none). */
 	s->lazy_armed = nlazy && !take_lazy;
 	/* Read after the splice, behind a full fence: the GP we tag with
-	 * starts after every callback we just took was posted. */
+	 * starts after every callback we just took was posted.  seq_cst (so
+	 * acquire): a GP we see ended, with what its readers did, is visible
+	 * to the callbacks we advance to DONE (pairs with end_gp()). */
 	orcu__fence_seq_cst();
-	cur = orcu__load_relaxed(&orcu__gp_seq);
+	cur = orcu__load_seq_cst(&orcu__gp_seq);
 	orcu__cblist_advance(&s->cbl, cur);
 	orcu__cblist_accelerate(&s->cbl, orcu__seq_snap(cur));
 	if (orcu__cblist_wait_range(&s->cbl, &first, &last)) {
