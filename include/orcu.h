@@ -334,7 +334,8 @@ ORCU_API int orcu_init(const struct orcu_config *cfg);
  * orcu_cpu_online - declare CPU slot cpu online (as if a thread had been
  * seen running there) and start its threads.  Returns 0, -EINVAL if cpu is
  * not a possible CPU, or -EAGAIN if its thread could not be created (its
- * callbacks are served elsewhere meanwhile).  Not in a signal handler.
+ * callbacks are served elsewhere meanwhile).  Allowed in a callback and a
+ * fork child; not in a signal handler.
  */
 ORCU_API int orcu_cpu_online(int cpu);
 
@@ -342,7 +343,9 @@ ORCU_API int orcu_cpu_online(int cpu);
  * orcu_cpu_offline - take slot cpu offline: an inline slot's callbacks
  * move to an online slot, an offloaded slot's thread keeps draining it.
  * Returns 0 (also if it was offline), -EINVAL for an impossible cpu, or
- * -EBUSY for the last online slot.  Not in a signal handler.
+ * -EBUSY for the last online slot.  Never waits for callbacks (those
+ * already being invoked finish where they run), so it is allowed in a
+ * callback, even one of the slot it takes offline; not in a signal handler.
  */
 ORCU_API int orcu_cpu_offline(int cpu);
 
@@ -350,8 +353,8 @@ ORCU_API int orcu_cpu_offline(int cpu);
  * orcu_cpu_offload / orcu_cpu_deoffload - switch slot cpu's callbacks to
  * offload threads / to inline invocation by the slot's application
  * threads, at run time; callbacks already queued are kept and keep their
- * order.  Return 0 or -EINVAL for an impossible cpu.  Not in a signal
- * handler.
+ * order.  Return 0 or -EINVAL for an impossible cpu.  Allowed in a
+ * callback; not in a signal handler.
  */
 ORCU_API int orcu_cpu_offload(int cpu);
 ORCU_API int orcu_cpu_deoffload(int cpu);
@@ -389,9 +392,11 @@ ORCU_API long orcu_slot_pending(int cpu);     /* pending callbacks of one slot, 
 /*
  * orcu_set_stall_handler - called, instead of the default one-line report
  * on stderr, when a grace period has waited ORCU_STALL_MS (then at doubling
- * intervals); NULL restores the default.  The handler runs on the
- * grace-period thread with no library lock held and may call anything
- * that does not wait for a grace period or callbacks.
+ * intervals); NULL restores the default.  The handler runs on the thread
+ * that is running the grace period (the GP thread, or a thread waiting in
+ * orcu_synchronize), with no library lock held, and may call anything that
+ * does not wait for a grace period or callbacks; those print one line
+ * naming the call and abort there.
  */
 ORCU_API void orcu_set_stall_handler(orcu_stall_handler_t handler, void *arg);
 
