@@ -14,13 +14,15 @@ if(ORCU_SANITIZE MATCHES "thread")
 endif()
 
 # AddressSanitizer (gcc 12's runtime) does not lock its allocator around
-# fork(): a child forked while a parent thread is inside free() inherits
-# the quarantine's batch lock held, and every thread the child starts
-# hangs in the runtime (AsanThread::Init -> free -> Quarantine::Put), not
-# in orcu.  Without the quarantine that lock is never taken.
+# fork(): a child forked while a parent thread is inside the allocator
+# inherits its lock held, and every thread the child starts hangs in the
+# runtime (seen with gdb: AsanThread::Init -> free -> Quarantine::Put), not
+# in orcu.  Turning the quarantine off made it rarer, not impossible (a CI
+# run still hung a child at its first thread start), so this test, whose
+# children start threads while the parent's threads churn the allocator,
+# runs in the normal and ThreadSanitizer builds only.
 if(TARGET test_fork_child_barrier_offline_offloaded AND ORCU_SANITIZE MATCHES "address")
-  set_property(TEST test_fork_child_barrier_offline_offloaded APPEND PROPERTY
-    ENVIRONMENT "ASAN_OPTIONS=quarantine_size_mb=0")
+  set_tests_properties(test_fork_child_barrier_offline_offloaded PROPERTIES DISABLED TRUE)
 endif()
 
 # The public header must compile cleanly under clang too (the library and
