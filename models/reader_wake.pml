@@ -1,7 +1,7 @@
 /*
  * reader_wake.pml -- readers wake a grace period that sleeps on them.
  *
- * Instead of polling (wait_step()'s sleep loop in src/registry.c), the thread
+ * Instead of polling (the sleep loop registry.c used before), the thread
  * running a grace period sleeps on a futex word `gp_wait`, and a reader that
  * leaves a section the GP is waiting for wakes it:
  *
@@ -45,7 +45,7 @@
  *                qsbr-only programs: the reader fences after announcing
  *                (once per GP) and the waiter uses only its own fence
  *   cpu          the reader's CPU: store buffer drain; membarrier()'s IPI
- *   waiter       wait_phase() (src/registry.c), wait_step() replaced by
+ *   waiter       wait_phase() (src/registry.c), its arming after the spin:
  *                steps (2)-(5); membarrier = orcu__membarrier_master();
  *                futex_wait/futex_wake = orcu__futex_wait/orcu__futex_wake
  *

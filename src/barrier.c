@@ -142,14 +142,8 @@ static void barrier_help(void)
 	pthread_mutex_lock(&orcu__g.lock);
 	adopted = adopt_orphans();
 	pthread_mutex_unlock(&orcu__g.lock);
-	if (adopted)
-		return;
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
-
-		if (!orcu__load_acquire(&s->attached))
-			orcu__slot_serve(s);
-	}
+	if (!adopted)
+		orcu__slots_serve_unattached();
 }
 
 int orcu__barrier_timed(int64_t deadline_ns)

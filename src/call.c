@@ -28,7 +28,7 @@
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *pending_set;
 /* -1 until first use; racing first users compute the same value. */
-static _Atomic int check_calls = -1;
+_Atomic int orcu__check_calls = -1;
 
 static int cmp_ptr(const void *a, const void *b)
 {
@@ -37,7 +37,7 @@ static int cmp_ptr(const void *a, const void *b)
 
 static bool check_calls_enabled(void)
 {
-	int on = orcu__load_relaxed(&check_calls);
+	int on = orcu__load_relaxed(&orcu__check_calls);
 
 	if (orcu__unlikely(on < 0)) {
 #ifdef ORCU_DEBUG
@@ -45,7 +45,7 @@ static bool check_calls_enabled(void)
 #else
 		on = orcu__env_bool("ORCU_CHECK_CALLS", 0);
 #endif
-		orcu__store_relaxed(&check_calls, on);
+		orcu__store_relaxed(&orcu__check_calls, on);
 	}
 	return on;
 }
@@ -68,7 +68,7 @@ static void double_call_check(struct orcu_head *h, const char *call)
 
 void orcu__double_call_forget(struct orcu_head *h)
 {
-	if (orcu__load_relaxed(&check_calls) <= 0)
+	if (orcu__load_relaxed(&orcu__check_calls) <= 0)
 		return;
 	pthread_mutex_lock(&pending_lock);
 	tdelete(h, &pending_set, cmp_ptr);

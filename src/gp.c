@@ -277,12 +277,7 @@ static void serve_orphans(void)
 	    orcu__load_acquire(&orcu__g.adopter) ||
 	    !orcu__xchg_seq_cst(&orcu__g.orphans, 0))
 		return;
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
-
-		if (!orcu__load_acquire(&s->attached))
-			orcu__slot_serve(s);
-	}
+	orcu__slots_serve_unattached();
 }
 
 void orcu__gp_kick(void)

@@ -1,10 +1,12 @@
 /*
  * internal.h - the records shared between orcu's modules: the global state,
  * the per-slot record, the leader record, and the internal calls each module
- * offers the others.  Modules: registry.c (readers), gp.c (GP engine),
- * cpu.c (slots, topology), call.c (enqueue, inline invocation, flood, lazy),
+ * offers the others.  Modules: registry.c (readers, reader wait and wake),
+ * gp.c (GP engine), slot.c (one slot's list operations and invocation),
+ * cpu.c (slots, topology), call.c (enqueue, inline polls, flood, lazy),
  * nocb.c (leaders and followers), barrier.c, stats.c, init.c (config,
- * lifetime, fork).  Nothing here is part of the public API.
+ * lifetime, fork), compat.c and urcu_flavor.c (the liburcu layers).
+ * Nothing here is part of the public API.
  */
 #ifndef ORCU_INTERNAL_H
 #define ORCU_INTERNAL_H
@@ -268,6 +270,7 @@ long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
 long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
 bool orcu__slot_safe_to_invoke_here(void);
 void orcu__slot_serve(struct orcu__slot *s);
+void orcu__slots_serve_unattached(void);
 bool orcu__slot_needs_threads(struct orcu__slot *s);
 void orcu__slots_after_fork_child(void);
 
@@ -281,6 +284,9 @@ void orcu__set_housekeeping_affinity(void);
 /* call.c */
 void orcu__inline_poll(void);
 void orcu__flush_lazy_all(void);
+/* -1 not yet decided, 0 off, 1 on: the double-post set is kept (written
+ * once by call.c, read by every invoker before it calls the forget). */
+ORCU__HIDDEN extern _Atomic int orcu__check_calls;
 void orcu__double_call_forget(struct orcu_head *h);
 void orcu__call_fork_prepare(void);
 void orcu__call_fork_parent(void);

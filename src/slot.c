@@ -154,7 +154,8 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 			h->func(h);
 			continue;
 		}
-		orcu__double_call_forget(h);
+		if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) > 0))
+			orcu__double_call_forget(h);
 		h->func(h);
 		user++;
 		/* Let backlog waiters in without waiting for a huge batch. */
@@ -262,6 +263,18 @@ void orcu__slot_serve(struct orcu__slot *s)
 	entered = orcu__qsbr_enter_for_callbacks();
 	orcu__slot_invoke_done(s, 0, false);
 	orcu__qsbr_leave_for_callbacks(entered);
+}
+
+/* Serve every slot that no leader scans (the GP thread when no leader
+ * runs, a waiting barrier when no thread runs at all). */
+void orcu__slots_serve_unattached(void)
+{
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (!orcu__load_acquire(&s->attached))
+			orcu__slot_serve(s);
+	}
 }
 
 /* Threads exist for online slots, and for slots that went offline with
