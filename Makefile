@@ -1,11 +1,16 @@
 # orcu - the two commands a new user runs, and the longer validation runs.
-#   make demo       build, then a short torture run and the headline comparison
-#   make test       build and run the quick test suite (what CI runs)
+#   make demo       install missing deps, build, then a short torture run and
+#                   the headline comparison
+#   make test       install missing deps, build and run the quick test suite
+#                   (what CI runs)
 #   make test SANITIZE=address,undefined | SANITIZE=thread
 #   make torture    long torture matrix (DURATION=600 seconds by default)
 #   make models     Promela models with spin
 #   make bench      benchmarks against liburcu, ck_epoch, rwlock -> docs/PERFORMANCE.md
 #   make fuzz       libFuzzer run of the configuration parsers (FUZZ_SECONDS=60)
+# The targets above install missing Debian packages first (make deps, that is
+# scripts/install-deps.sh).  make build / make all / make install only
+# configure and compile: cmake says what is missing, nothing is installed.
 SANITIZE ?=
 JOBS ?= 2
 DURATION ?= 600
@@ -28,25 +33,31 @@ all: build
 deps:
 	@bash scripts/install-deps.sh
 
-$(BUILD)/Makefile: CMakeLists.txt | deps
+$(BUILD)/Makefile: CMakeLists.txt
 	cmake -S . -B $(BUILD) -DORCU_WERROR=ON -DORCU_TEST_TIMEOUT_MULT=$(TIMEOUT_MULT) $(CMAKE_FLAGS) >/dev/null
 
-build: deps $(BUILD)/Makefile
+build: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j$(JOBS)
 
-test: build
+# The validation targets: deps first, then the build (in that order, also
+# under make -j), then the run.
+test: deps
+	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest -L quick --output-on-failure -j$(JOBS)
 
-demo: build
+demo: deps
+	@$(MAKE) --no-print-directory build
 	@bash scripts/demo.sh $(BUILD)
 
-torture: build
+torture: deps
+	@$(MAKE) --no-print-directory build
 	@bash tools/torture.sh $(BUILD) $(DURATION)
 
 models: deps
 	@bash models/run.sh
 
-bench: build
+bench: deps
+	@$(MAKE) --no-print-directory build
 	@bash bench/run.sh $(BUILD)
 
 fuzz: deps

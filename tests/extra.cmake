@@ -1,5 +1,5 @@
 # orcu-torture quick matrix and stress runs.
-include(${CMAKE_CURRENT_SOURCE_DIR}/torture.cmake OPTIONAL)
+include(${CMAKE_CURRENT_SOURCE_DIR}/torture.cmake)
 
 # test_fork forks a multi-threaded process and the child starts threads
 # again (orcu's machinery restarts there): ThreadSanitizer refuses that by
@@ -7,9 +7,7 @@ include(${CMAKE_CURRENT_SOURCE_DIR}/torture.cmake OPTIONAL)
 # test_fork_child_barrier_offline_offloaded's children do the same.
 if(ORCU_SANITIZE MATCHES "thread")
   foreach(t test_fork test_fork_child_barrier_offline_offloaded)
-    if(TARGET ${t})
-      set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "TSAN_OPTIONS=die_after_fork=0")
-    endif()
+    set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "TSAN_OPTIONS=die_after_fork=0")
   endforeach()
 endif()
 
@@ -21,7 +19,7 @@ endif()
 # run still hung a child at its first thread start), so this test, whose
 # children start threads while the parent's threads churn the allocator,
 # runs in the normal and ThreadSanitizer builds only.
-if(TARGET test_fork_child_barrier_offline_offloaded AND ORCU_SANITIZE MATCHES "address")
+if(ORCU_SANITIZE MATCHES "address")
   set_tests_properties(test_fork_child_barrier_offline_offloaded PROPERTIES DISABLED TRUE)
 endif()
 

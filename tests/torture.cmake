@@ -4,10 +4,6 @@
 # off, one 4096-slot topology, and the busted flavor, which must be caught.
 # Label stress: longer runs with everything on.  Seeds are random and
 # printed first, so a failing run can be replayed with --seed.
-if(NOT TARGET orcu-torture)
-  return()
-endif()
-
 math(EXPR _torture_timeout "${ORCU_TEST_TIMEOUT} * ${ORCU_TEST_TIMEOUT_MULT}")
 set(_torture_cpus "possible=16,online=0-3")   # slot 15 never comes online
 set(_torture_mixed "0,2,5-7")                  # offloaded: some online, some hotplugged
