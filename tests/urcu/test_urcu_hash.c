@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../check.h"
+#include "check.h"
 
 #define KEYS 512
 #define WRITER_OPS 20000
