@@ -108,7 +108,7 @@ static void fuzz_spec(const char *text, size_t errlen)
 
 	ASSERT(err);
 	memset(err, 0, errlen);
-	rc = orcu__parse_cpus_spec(text, &possible, &online, err, errlen);
+	rc = orcu__parse_cpus_spec_given(text, &possible, &online, NULL, err, errlen);
 	if (rc) {
 		ASSERT(rc == -EINVAL);
 		ASSERT(possible == -7 && online == sentinel);
@@ -129,7 +129,8 @@ static void fuzz_spec(const char *text, size_t errlen)
 		/* Rebuild the spec in canonical form, keys swapped, and expect the same topology. */
 		if (orcu__cpulist_format(online, possible, fmt, sizeof(fmt)) > 0) {
 			snprintf(spec, sizeof(spec), "online=%s,possible=%d", fmt, possible);
-			ASSERT(orcu__parse_cpus_spec(spec, &possible2, &online2, big, sizeof(big)) == 0);
+			ASSERT(orcu__parse_cpus_spec_given(spec, &possible2, &online2, NULL,
+							   big, sizeof(big)) == 0);
 			ASSERT(possible2 == possible);
 			ASSERT(memcmp(online, online2, words * sizeof(uint64_t)) == 0);
 			free(online2);

@@ -45,11 +45,6 @@ long orcu__cblist_len(const struct orcu__cblist *cbl)
 	return n;
 }
 
-long orcu__cblist_seg_len(const struct orcu__cblist *cbl, int seg)
-{
-	return cbl->len[seg];
-}
-
 bool orcu__cblist_seg_empty(const struct orcu__cblist *cbl, int seg)
 {
 	/* The tails say it without trusting len: an empty segment ends where
@@ -77,11 +72,6 @@ static void splice_after(struct orcu__cblist *cbl, int seg, struct orcu_head *fi
 	for (int s = seg; s < ORCU__CBL_NSEGS && cbl->tails[s] == old; s++)
 		cbl->tails[s] = tailp;
 	cbl->len[seg] += n;
-}
-
-void orcu__cblist_enqueue(struct orcu__cblist *cbl, struct orcu_head *h)
-{
-	splice_after(cbl, ORCU__CBL_NEXT, h, &h->next, 1);
 }
 
 void orcu__cblist_enqueue_chain(struct orcu__cblist *cbl, struct orcu_head *first,
@@ -244,25 +234,6 @@ void orcu__cblist_entrain(struct orcu__cblist *cbl, struct orcu_head *h)
 	splice_after(cbl, seg, h, &h->next, 1);
 }
 
-void orcu__cblist_merge(struct orcu__cblist *dst, struct orcu__cblist *src)
-{
-	long ndone = src->len[ORCU__CBL_DONE];
-	long nrest = orcu__cblist_len(src) - ndone;
-	struct orcu_head *done_first = src->head;
-	struct orcu_head **done_tail = src->tails[ORCU__CBL_DONE];
-	/* Read before splice_after() rewrites *done_tail. */
-	struct orcu_head *rest_first = *done_tail;
-	struct orcu_head **rest_tail = src->tails[ORCU__CBL_NEXT];
-
-	CBL_EXPECT(dst != src);
-	/* The chains are cut loose from src above; src's tails and head are
-	 * not needed any more.  An empty src DONE has done_tail == &src->head,
-	 * but then ndone == 0 and splice_after() writes nothing through it. */
-	orcu__cblist_init(src);
-	splice_after(dst, ORCU__CBL_DONE, done_first, done_tail, ndone);
-	splice_after(dst, ORCU__CBL_NEXT, rest_first, rest_tail, nrest);
-}
-
 long orcu__cblist_take_all(struct orcu__cblist *cbl, struct orcu_head **out)
 {
 	long n = orcu__cblist_len(cbl);
@@ -270,26 +241,6 @@ long orcu__cblist_take_all(struct orcu__cblist *cbl, struct orcu_head **out)
 	*out = cbl->head;
 	orcu__cblist_init(cbl);
 	return n;
-}
-
-void orcu__cblist_check(const struct orcu__cblist *cbl)
-{
-	struct orcu_head *const *p = &cbl->head;
-
-	for (int s = 0; s < ORCU__CBL_NSEGS; s++) {
-		CBL_EXPECT(cbl->len[s] >= 0);
-		for (long i = 0; i < cbl->len[s]; i++) {
-			CBL_EXPECT(*p != NULL); /* len[s] callbacks in segment s */
-			p = &(*p)->next;
-		}
-		CBL_EXPECT(cbl->tails[s] == p); /* tails[s] ends segment s */
-	}
-	CBL_EXPECT(*p == NULL); /* nothing behind NEXT */
-	CBL_EXPECT(!orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT) ||
-		   orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY));
-	if (!orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY))
-		CBL_EXPECT(orcu__seq_lt(cbl->gp_seq[ORCU__CBL_WAIT],
-					cbl->gp_seq[ORCU__CBL_NEXT_READY]));
 }
 
 void orcu__cblist_requeue_done(struct orcu__cblist *cbl, struct orcu_head *first,

@@ -29,7 +29,7 @@ enum {
 };
 
 /*
- * Invariants (checked by orcu__cblist_check):
+ * Invariants (checked by tests/test_cblist.c after every step):
  *  - tails[s] points at the ->next field of the last callback of segments
  *    0..s, or at &head if all of them are empty; so segment s is empty iff
  *    tails[s] == tails[s - 1] (or == &head for DONE);
@@ -49,7 +49,6 @@ struct orcu__cblist {
 void orcu__cblist_init(struct orcu__cblist *cbl);
 bool orcu__cblist_empty(const struct orcu__cblist *cbl);
 long orcu__cblist_len(const struct orcu__cblist *cbl);
-long orcu__cblist_seg_len(const struct orcu__cblist *cbl, int seg);
 bool orcu__cblist_seg_empty(const struct orcu__cblist *cbl, int seg);
 
 /*
@@ -60,9 +59,6 @@ bool orcu__cblist_seg_empty(const struct orcu__cblist *cbl, int seg);
  */
 void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)
 	__attribute__((noreturn));
-
-/* Append h to NEXT. */
-void orcu__cblist_enqueue(struct orcu__cblist *cbl, struct orcu_head *h);
 
 /* Append the NULL-terminated chain first..last of n callbacks to NEXT.
  * A chain whose last node already ends this list, or a list whose last
@@ -105,13 +101,6 @@ long orcu__cblist_extract_done(struct orcu__cblist *cbl, struct orcu_head **out,
 void orcu__cblist_entrain(struct orcu__cblist *cbl, struct orcu_head *h);
 
 /*
- * Move all of src into dst (src must differ from dst; src ends empty):
- * src's DONE right after dst's DONE, src's other callbacks at the end of
- * dst's NEXT, to be re-tagged by the next accelerate.
- */
-void orcu__cblist_merge(struct orcu__cblist *dst, struct orcu__cblist *src);
-
-/*
  * Put the chain first..last of n callbacks back in front of DONE: callbacks
  * taken for invocation that never ran (a fork child's other threads).
  */
@@ -120,12 +109,5 @@ void orcu__cblist_requeue_done(struct orcu__cblist *cbl, struct orcu_head *first
 
 /* Detach everything, in FIFO order, as one NULL-terminated chain. */
 long orcu__cblist_take_all(struct orcu__cblist *cbl, struct orcu_head **out);
-
-/*
- * Walk the list (O(n)) and abort with "file:line: what was expected" if a
- * length, tail pointer or tag order is inconsistent.  Always compiled; the
- * engine calls it only in ORCU_DEBUG builds, the tests after every step.
- */
-void orcu__cblist_check(const struct orcu__cblist *cbl);
 
 #endif

@@ -413,12 +413,6 @@ struct spec_value {
 	bool seen;
 };
 
-int orcu__parse_cpus_spec(const char *text, int *possible, uint64_t **online_out,
-			  char *err, size_t errlen)
-{
-	return orcu__parse_cpus_spec_given(text, possible, online_out, NULL, err, errlen);
-}
-
 int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **online_out,
 				bool *online_given, char *err, size_t errlen)
 {

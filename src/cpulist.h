@@ -72,15 +72,11 @@ int orcu__cpulist_max(const char *text, char *err, size_t errlen);
  * "possible=16,online=0-3,8" gives online "0-3,8".  possible is required,
  * 1..ORCU__MAX_POSSIBLE; without online= the parser reports every
  * possible CPU online (the configuration narrows that to the real online
- * CPUs, see orcu__parse_cpus_spec_given).  On success
+ * CPUs: *online_given says whether the text named online=, see init.c for
+ * what a topology without it means; online_given may be NULL).  On success
  * *online_out is a malloc'ed bitmap of ORCU__BITMAP_WORDS(*possible) words
  * the caller frees; on error neither output is written.
  */
-int orcu__parse_cpus_spec(const char *text, int *possible, uint64_t **online_out,
-			  char *err, size_t errlen);
-
-/* The same, also telling whether the text named online= (see init.c for
- * what a topology without it means); online_given may be NULL. */
 int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **online_out,
 				bool *online_given, char *err, size_t errlen);
 

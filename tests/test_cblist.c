@@ -1,7 +1,7 @@
 /*
  * test_cblist.c - the segmented callback list (src/cblist.c): FIFO order,
  * advance over several GPs, the accelerate merging rules, wait_range,
- * extract_done with and without a limit, entrain, merge, take_all, and a
+ * extract_done with and without a limit, entrain, take_all, and a
  * randomized run against a reference model across the gp_seq wrap.
  */
 #include <limits.h>
@@ -35,14 +35,48 @@ static int id_of(const struct orcu_head *h)
 	return ((const struct node *)h)->id;
 }
 
+/* Append h to NEXT the way the engine posts: a chain of one. */
+static void enqueue(struct orcu__cblist *cbl, struct orcu_head *h)
+{
+	h->next = NULL;
+	orcu__cblist_enqueue_chain(cbl, h, h, 1);
+}
+
+static long seg_len(const struct orcu__cblist *cbl, int seg)
+{
+	return cbl->len[seg];
+}
+
+/* Walk the list (O(n)) and fail on an inconsistent length, tail pointer
+ * or tag order: the invariants listed in src/cblist.h. */
+static void cblist_check(const struct orcu__cblist *cbl)
+{
+	struct orcu_head *const *p = &cbl->head;
+
+	for (int s = 0; s < ORCU__CBL_NSEGS; s++) {
+		CHECK(cbl->len[s] >= 0);
+		for (long i = 0; i < cbl->len[s]; i++) {
+			CHECK(*p != NULL); /* len[s] callbacks in segment s */
+			p = &(*p)->next;
+		}
+		CHECK(cbl->tails[s] == p); /* tails[s] ends segment s */
+	}
+	CHECK(*p == NULL); /* nothing behind NEXT */
+	CHECK(!orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT) ||
+	      orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY));
+	if (!orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY))
+		CHECK(orcu__seq_lt(cbl->gp_seq[ORCU__CBL_WAIT],
+				   cbl->gp_seq[ORCU__CBL_NEXT_READY]));
+}
+
 static void expect_lens(const struct orcu__cblist *cbl, long done, long wait,
 			long ready, long next)
 {
-	orcu__cblist_check(cbl);
-	CHECK_EQ(orcu__cblist_seg_len(cbl, ORCU__CBL_DONE), done);
-	CHECK_EQ(orcu__cblist_seg_len(cbl, ORCU__CBL_WAIT), wait);
-	CHECK_EQ(orcu__cblist_seg_len(cbl, ORCU__CBL_NEXT_READY), ready);
-	CHECK_EQ(orcu__cblist_seg_len(cbl, ORCU__CBL_NEXT), next);
+	cblist_check(cbl);
+	CHECK_EQ(seg_len(cbl, ORCU__CBL_DONE), done);
+	CHECK_EQ(seg_len(cbl, ORCU__CBL_WAIT), wait);
+	CHECK_EQ(seg_len(cbl, ORCU__CBL_NEXT_READY), ready);
+	CHECK_EQ(seg_len(cbl, ORCU__CBL_NEXT), next);
 	CHECK_EQ(orcu__cblist_len(cbl), done + wait + ready + next);
 	CHECK_EQ(orcu__cblist_empty(cbl), done + wait + ready + next == 0);
 	CHECK_EQ(orcu__cblist_seg_empty(cbl, ORCU__CBL_DONE), done == 0);
@@ -97,7 +131,7 @@ static void test_fifo(void)
 	CHECK(out == NULL);
 
 	for (int i = 0; i < 5; i++) {
-		orcu__cblist_enqueue(&cbl, node(i));
+		enqueue(&cbl, node(i));
 		expect_lens(&cbl, 0, 0, 0, i + 1);
 	}
 	CHECK(!orcu__cblist_wait_range(&cbl, &f, &l)); /* NEXT has no tag */
@@ -118,10 +152,10 @@ static void test_fifo(void)
 	a->next = b;
 	b->next = c;
 	c->next = NULL;
-	orcu__cblist_enqueue(&cbl, node(9));
+	enqueue(&cbl, node(9));
 	orcu__cblist_enqueue_chain(&cbl, a, c, 3);
 	orcu__cblist_enqueue_chain(&cbl, NULL, NULL, 0);
-	orcu__cblist_enqueue(&cbl, node(13));
+	enqueue(&cbl, node(13));
 	expect_lens(&cbl, 0, 0, 0, 5);
 	CHECK_EQ(orcu__cblist_take_all(&cbl, &out), 5);
 	expect_range(out, 9, 14);
@@ -136,13 +170,13 @@ static void test_advance_several(void)
 	struct orcu_head *out;
 
 	orcu__cblist_init(&cbl);
-	orcu__cblist_enqueue(&cbl, node(0));
-	orcu__cblist_enqueue(&cbl, node(1));
+	enqueue(&cbl, node(0));
+	enqueue(&cbl, node(1));
 	CHECK(orcu__cblist_accelerate(&cbl, 2));
-	orcu__cblist_enqueue(&cbl, node(2));
-	orcu__cblist_enqueue(&cbl, node(3));
+	enqueue(&cbl, node(2));
+	enqueue(&cbl, node(3));
 	CHECK(orcu__cblist_accelerate(&cbl, 4));
-	orcu__cblist_enqueue(&cbl, node(4));
+	enqueue(&cbl, node(4));
 	expect_lens(&cbl, 0, 2, 2, 1);
 	expect_wait_range(&cbl, 2, 4);
 
@@ -169,20 +203,20 @@ static void test_accelerate_rules(void)
 	struct orcu_head *out;
 
 	orcu__cblist_init(&cbl);
-	orcu__cblist_enqueue(&cbl, node(0));
+	enqueue(&cbl, node(0));
 	CHECK(orcu__cblist_accelerate(&cbl, 2));
 	/* Same tag: merge into WAIT. */
-	orcu__cblist_enqueue(&cbl, node(1));
+	enqueue(&cbl, node(1));
 	CHECK(orcu__cblist_accelerate(&cbl, 2));
 	expect_lens(&cbl, 0, 2, 0, 0);
 	expect_wait_range(&cbl, 2, 2);
 	/* Second tag: NEXT_READY. */
-	orcu__cblist_enqueue(&cbl, node(2));
+	enqueue(&cbl, node(2));
 	CHECK(orcu__cblist_accelerate(&cbl, 4));
 	expect_lens(&cbl, 0, 2, 1, 0);
 	expect_wait_range(&cbl, 2, 4);
 	/* Same tag as NEXT_READY: merge into it. */
-	orcu__cblist_enqueue(&cbl, node(3));
+	enqueue(&cbl, node(3));
 	CHECK(orcu__cblist_accelerate(&cbl, 4));
 	expect_lens(&cbl, 0, 2, 2, 0);
 	/* Nothing in NEXT: accelerate changes nothing, still reports waiting. */
@@ -190,7 +224,7 @@ static void test_accelerate_rules(void)
 	expect_lens(&cbl, 0, 2, 2, 0);
 	expect_wait_range(&cbl, 2, 4);
 	/* Third tag: forced into NEXT_READY, whose tag rises to 6. */
-	orcu__cblist_enqueue(&cbl, node(4));
+	enqueue(&cbl, node(4));
 	CHECK(orcu__cblist_accelerate(&cbl, 6));
 	expect_lens(&cbl, 0, 2, 3, 0);
 	expect_wait_range(&cbl, 2, 6);
@@ -205,15 +239,15 @@ static void test_accelerate_rules(void)
 
 	/* A stale snap (earlier than the last tag) joins the last segment
 	 * rather than break tag order. */
-	orcu__cblist_enqueue(&cbl, node(5));
+	enqueue(&cbl, node(5));
 	CHECK(orcu__cblist_accelerate(&cbl, 10));
-	orcu__cblist_enqueue(&cbl, node(6));
+	enqueue(&cbl, node(6));
 	CHECK(orcu__cblist_accelerate(&cbl, 8));
 	expect_lens(&cbl, 0, 2, 0, 0);
 	expect_wait_range(&cbl, 10, 10);
-	orcu__cblist_enqueue(&cbl, node(7));
+	enqueue(&cbl, node(7));
 	CHECK(orcu__cblist_accelerate(&cbl, 12));
-	orcu__cblist_enqueue(&cbl, node(8));
+	enqueue(&cbl, node(8));
 	CHECK(orcu__cblist_accelerate(&cbl, 10));
 	expect_lens(&cbl, 0, 2, 2, 0);
 	expect_wait_range(&cbl, 10, 12);
@@ -223,9 +257,9 @@ static void test_accelerate_rules(void)
 	expect_range(out, 5, 9);
 
 	/* Tags on both sides of the wrap. */
-	orcu__cblist_enqueue(&cbl, node(0));
+	enqueue(&cbl, node(0));
 	CHECK(orcu__cblist_accelerate(&cbl, ULONG_MAX - 1));
-	orcu__cblist_enqueue(&cbl, node(1));
+	enqueue(&cbl, node(1));
 	CHECK(orcu__cblist_accelerate(&cbl, 0));
 	expect_lens(&cbl, 0, 1, 1, 0);
 	expect_wait_range(&cbl, ULONG_MAX - 1, 0);
@@ -246,13 +280,13 @@ static void test_extract_limit(void)
 
 	orcu__cblist_init(&cbl);
 	for (int i = 0; i < 10; i++)
-		orcu__cblist_enqueue(&cbl, node(i));
+		enqueue(&cbl, node(i));
 	orcu__cblist_accelerate(&cbl, 2);
 	orcu__cblist_advance(&cbl, 2);
-	orcu__cblist_enqueue(&cbl, node(10));
-	orcu__cblist_enqueue(&cbl, node(11));
+	enqueue(&cbl, node(10));
+	enqueue(&cbl, node(11));
 	orcu__cblist_accelerate(&cbl, 4);
-	orcu__cblist_enqueue(&cbl, node(12));
+	enqueue(&cbl, node(12));
 	expect_lens(&cbl, 10, 2, 0, 1);
 
 	CHECK_EQ(orcu__cblist_extract_done(&cbl, &out, 3), 3);
@@ -269,7 +303,7 @@ static void test_extract_limit(void)
 	expect_lens(&cbl, 0, 2, 0, 1);
 
 	/* The other segments' tails survived DONE emptying. */
-	orcu__cblist_enqueue(&cbl, node(13));
+	enqueue(&cbl, node(13));
 	expect_lens(&cbl, 0, 2, 0, 2);
 	CHECK(orcu__cblist_advance(&cbl, 4));
 	expect_lens(&cbl, 2, 0, 0, 2);
@@ -283,8 +317,8 @@ static void test_extract_limit(void)
 	CHECK_EQ(orcu__cblist_extract_done(&cbl, &out, 2), 2);
 	expect_range(out, 12, 14);
 	expect_lens(&cbl, 0, 0, 0, 0);
-	orcu__cblist_enqueue(&cbl, node(20));
-	orcu__cblist_enqueue(&cbl, node(21));
+	enqueue(&cbl, node(20));
+	enqueue(&cbl, node(21));
 	expect_lens(&cbl, 0, 0, 0, 2);
 	orcu__cblist_accelerate(&cbl, 8);
 	orcu__cblist_advance(&cbl, 8);
@@ -306,8 +340,8 @@ static void test_entrain(void)
 	expect_range(out, 0, 1);
 
 	/* Only DONE populated: behind it. */
-	orcu__cblist_enqueue(&cbl, node(1));
-	orcu__cblist_enqueue(&cbl, node(2));
+	enqueue(&cbl, node(1));
+	enqueue(&cbl, node(2));
 	orcu__cblist_accelerate(&cbl, 2);
 	orcu__cblist_advance(&cbl, 2);
 	orcu__cblist_entrain(&cbl, node(3));
@@ -316,7 +350,7 @@ static void test_entrain(void)
 	expect_range(out, 1, 4);
 
 	/* Only WAIT populated. */
-	orcu__cblist_enqueue(&cbl, node(4));
+	enqueue(&cbl, node(4));
 	orcu__cblist_accelerate(&cbl, 4);
 	orcu__cblist_entrain(&cbl, node(5));
 	expect_lens(&cbl, 0, 2, 0, 0);
@@ -324,9 +358,9 @@ static void test_entrain(void)
 
 	/* DONE, WAIT and NEXT_READY populated: into NEXT_READY, tag kept. */
 	orcu__cblist_advance(&cbl, 4);
-	orcu__cblist_enqueue(&cbl, node(6));
+	enqueue(&cbl, node(6));
 	orcu__cblist_accelerate(&cbl, 6);
-	orcu__cblist_enqueue(&cbl, node(7));
+	enqueue(&cbl, node(7));
 	orcu__cblist_accelerate(&cbl, 8);
 	expect_lens(&cbl, 2, 1, 1, 0);
 	orcu__cblist_entrain(&cbl, node(8));
@@ -340,9 +374,9 @@ static void test_entrain(void)
 	expect_range(out, 4, 9);
 
 	/* NEXT populated: into NEXT, tagged with it by the next accelerate. */
-	orcu__cblist_enqueue(&cbl, node(9));
+	enqueue(&cbl, node(9));
 	orcu__cblist_accelerate(&cbl, 10);
-	orcu__cblist_enqueue(&cbl, node(10));
+	enqueue(&cbl, node(10));
 	orcu__cblist_entrain(&cbl, node(11));
 	expect_lens(&cbl, 0, 1, 0, 2);
 	orcu__cblist_accelerate(&cbl, 12);
@@ -350,84 +384,6 @@ static void test_entrain(void)
 	orcu__cblist_advance(&cbl, 12);
 	CHECK_EQ(orcu__cblist_extract_done(&cbl, &out, 0), 3);
 	expect_range(out, 9, 12);
-}
-
-/*
- * Fill the segments named in mask (bit s = segment s) with one callback
- * each, ids from *id on; tags 2 (WAIT) and 4 (NEXT_READY) after DONE's GP 0.
- */
-static void build(struct orcu__cblist *cbl, unsigned mask, int *id, int *ids, long *n)
-{
-	orcu__cblist_init(cbl);
-	if (mask & (1u << ORCU__CBL_DONE)) {
-		ids[(*n)++] = *id;
-		orcu__cblist_enqueue(cbl, node((*id)++));
-		orcu__cblist_accelerate(cbl, 0);
-		orcu__cblist_advance(cbl, 0);
-	}
-	if (mask & (1u << ORCU__CBL_WAIT)) {
-		ids[(*n)++] = *id;
-		orcu__cblist_enqueue(cbl, node((*id)++));
-		orcu__cblist_accelerate(cbl, 2);
-	}
-	if (mask & (1u << ORCU__CBL_NEXT_READY)) {
-		ids[(*n)++] = *id;
-		orcu__cblist_enqueue(cbl, node((*id)++));
-		orcu__cblist_accelerate(cbl, 4);
-	}
-	if (mask & (1u << ORCU__CBL_NEXT)) {
-		ids[(*n)++] = *id;
-		orcu__cblist_enqueue(cbl, node((*id)++));
-	}
-	for (int s = 0; s < ORCU__CBL_NSEGS; s++)
-		CHECK_EQ(orcu__cblist_seg_len(cbl, s), !!(mask & (1u << s)));
-	orcu__cblist_check(cbl);
-}
-
-/* Every combination of populated segments on both sides. */
-static void test_merge(void)
-{
-	const unsigned nr_only = 1u << ORCU__CBL_NEXT_READY, wait = 1u << ORCU__CBL_WAIT;
-
-	for (unsigned dm = 0; dm < 16; dm++) {
-		for (unsigned sm = 0; sm < 16; sm++) {
-			struct orcu__cblist dst, src;
-			struct orcu_head *out;
-			int id = 0, dids[4], sids[4], want[8];
-			long dn = 0, sn = 0, wn = 0;
-
-			/* NEXT_READY without WAIT cannot exist (advance compacts). */
-			if (((dm & nr_only) && !(dm & wait)) || ((sm & nr_only) && !(sm & wait)))
-				continue;
-			build(&dst, dm, &id, dids, &dn);
-			build(&src, sm, &id, sids, &sn);
-			long dd = dm & 1, sd = sm & 1;
-
-			for (long i = 0; i < dd; i++) want[wn++] = dids[i];
-			for (long i = 0; i < sd; i++) want[wn++] = sids[i];
-			for (long i = dd; i < dn; i++) want[wn++] = dids[i];
-			for (long i = sd; i < sn; i++) want[wn++] = sids[i];
-
-			orcu__cblist_merge(&dst, &src);
-			expect_lens(&src, 0, 0, 0, 0);
-			expect_lens(&dst, dd + sd, !!(dm & wait), !!(dm & nr_only),
-				    !!(dm & 8) + (sn - sd));
-			if (dm & wait)
-				expect_wait_range(&dst, 2, (dm & nr_only) ? 4 : 2);
-
-			/* src is reusable; dst drains in the merged order. */
-			orcu__cblist_enqueue(&src, node(id));
-			expect_lens(&src, 0, 0, 0, 1);
-			CHECK_EQ(orcu__cblist_take_all(&src, &out), 1);
-			expect_chain(out, &id, 1);
-			orcu__cblist_accelerate(&dst, 6);
-			orcu__cblist_check(&dst);
-			orcu__cblist_advance(&dst, 6);
-			expect_lens(&dst, wn, 0, 0, 0);
-			CHECK_EQ(orcu__cblist_extract_done(&dst, &out, 0), wn);
-			expect_chain(out, want, wn);
-		}
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -496,10 +452,10 @@ static void verify(const struct model_list *m, unsigned long cur)
 	const struct orcu_head *c = m->cbl.head;
 	long i = 0;
 
-	orcu__cblist_check(&m->cbl);
+	cblist_check(&m->cbl);
 	CHECK_EQ(orcu__cblist_len(&m->cbl), m->n);
 	for (int s = 0; s < ORCU__CBL_NSEGS; s++) {
-		for (long k = 0; k < orcu__cblist_seg_len(&m->cbl, s); k++, i++) {
+		for (long k = 0; k < seg_len(&m->cbl, s); k++, i++) {
 			const struct model_cb *cb = &mcb[m->ids[i]];
 
 			CHECK_EQ(id_of(c), m->ids[i]);
@@ -538,14 +494,13 @@ static void test_random(void)
 
 	for (long op = 0; op < OPS; op++) {
 		struct model_list *m = &lists[rnd() & 1];
-		struct model_list *other = m == &lists[0] ? &lists[1] : &lists[0];
 		unsigned r = rnd() % 100;
 		struct orcu_head *out;
 
 		if (r < 25 && nfree > 0) {
 			int id = alloc_id();
 
-			orcu__cblist_enqueue(&m->cbl, &nodes[id].h);
+			enqueue(&m->cbl, &nodes[id].h);
 			m->ids[m->n++] = id;
 			queued++;
 		} else if (r < 30 && nfree >= 5) {
@@ -595,7 +550,7 @@ static void test_random(void)
 			if (orcu__cblist_wait_range(&m->cbl, &first, &last))
 				CHECK(!orcu__seq_done(cur, first));
 		} else if (r < 84) {
-			long limit = rnd() % 5, before = orcu__cblist_seg_len(&m->cbl, ORCU__CBL_DONE);
+			long limit = rnd() % 5, before = seg_len(&m->cbl, ORCU__CBL_DONE);
 			long n = orcu__cblist_extract_done(&m->cbl, &out, limit);
 
 			CHECK_EQ(n, limit > 0 && limit < before ? limit : before);
@@ -606,7 +561,7 @@ static void test_random(void)
 			int seg = ORCU__CBL_NEXT, id = alloc_id();
 
 			for (int s = 0; s < ORCU__CBL_NSEGS; s++)
-				before[s] = orcu__cblist_seg_len(&m->cbl, s);
+				before[s] = seg_len(&m->cbl, s);
 			while (seg > ORCU__CBL_DONE && before[seg] == 0)
 				seg--;
 			mcb[id].barrier = true;
@@ -614,24 +569,8 @@ static void test_random(void)
 			m->ids[m->n++] = id;
 			queued++;
 			for (int s = 0; s < ORCU__CBL_NSEGS; s++)
-				CHECK_EQ(orcu__cblist_seg_len(&m->cbl, s), before[s] + (s == seg));
-		} else if (r < 96) {
-			long dd = orcu__cblist_seg_len(&m->cbl, ORCU__CBL_DONE);
-			long sd = orcu__cblist_seg_len(&other->cbl, ORCU__CBL_DONE);
-			int *merged = malloc(sizeof(int) * NNODES);
-			long n = 0;
-
-			CHECK(merged != NULL);
-			for (long i = 0; i < dd; i++) merged[n++] = m->ids[i];
-			for (long i = 0; i < sd; i++) merged[n++] = other->ids[i];
-			for (long i = dd; i < m->n; i++) merged[n++] = m->ids[i];
-			for (long i = sd; i < other->n; i++) merged[n++] = other->ids[i];
-			orcu__cblist_merge(&m->cbl, &other->cbl);
-			memcpy(m->ids, merged, n * sizeof(int));
-			m->n = n;
-			other->n = 0;
-			free(merged);
-		} else if (r < 97) {
+				CHECK_EQ(seg_len(&m->cbl, s), before[s] + (s == seg));
+		} else if (r >= 96 && r < 97) {
 			long n = orcu__cblist_take_all(&m->cbl, &out);
 
 			CHECK_EQ(n, m->n);
@@ -660,7 +599,7 @@ static void test_random(void)
 			cur++;
 		orcu__cblist_advance(&m->cbl, cur);
 		verify(m, cur);
-		CHECK_EQ(orcu__cblist_seg_len(&m->cbl, ORCU__CBL_DONE), m->n);
+		CHECK_EQ(seg_len(&m->cbl, ORCU__CBL_DONE), m->n);
 		long n = orcu__cblist_extract_done(&m->cbl, &out, 0);
 		consume(m, out, n);
 		extracted += n;
@@ -679,7 +618,6 @@ int main(void)
 	test_accelerate_rules();
 	test_extract_limit();
 	test_entrain();
-	test_merge();
 	test_random();
 	TEST_PASS("cblist");
 }

@@ -231,7 +231,8 @@ static void check_spec(const char *text, int want_possible, const char *want_onl
 {
 	int possible = -1;
 	uint64_t *online = NULL;
-	int rc = orcu__parse_cpus_spec(text, &possible, &online, err, sizeof(err));
+	int rc = orcu__parse_cpus_spec_given(text, &possible, &online, NULL, err,
+					     sizeof(err));
 
 	if (rc != 0 || possible != want_possible || !online) {
 		fprintf(stderr, "line %d: spec \"%s\" = %d, possible %d: %s\n",
@@ -252,7 +253,8 @@ static void check_spec_reject(const char *text, const char *want, int line)
 {
 	int possible = -1;
 	uint64_t *online = (uint64_t *)&possible; /* any sentinel: it must not be replaced */
-	int rc = orcu__parse_cpus_spec(text, &possible, &online, err, sizeof(err));
+	int rc = orcu__parse_cpus_spec_given(text, &possible, &online, NULL, err,
+					     sizeof(err));
 
 	if (rc != -EINVAL || !strstr(err, want) || possible != -1 ||
 	    online != (uint64_t *)&possible) {
@@ -303,7 +305,8 @@ static void test_cpus_spec(void)
 
 	int possible = 0;
 	uint64_t *online = NULL;
-	CHECK_EQ(orcu__parse_cpus_spec(NULL, &possible, &online, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(orcu__parse_cpus_spec_given(NULL, &possible, &online, NULL, err,
+					     sizeof(err)), -EINVAL);
 	CHECK(err[0] != '\0');
 }
 
