@@ -166,6 +166,8 @@ int orcu__barrier_timed(int64_t deadline_ns)
 		for (int64_t tick = HELP_FIRST_NS;; tick = tick * 2 < HELP_MAX_NS ? tick * 2 : HELP_MAX_NS) {
 			int64_t left = tick;
 
+			/* Pairs with the store that ends the barrier in
+			 * barrier_finish(), before its notify. */
 			ticket = orcu__event_prepare(&barrier_done);
 			s = orcu__load_acquire(&barrier_seq);
 			if (!orcu__seq_in_progress(s) || orcu__seq_done(s, snap)) {

@@ -157,7 +157,8 @@ int orcu_wait_backlog(long timeout_ms)
 	was_online = orcu__qsbr_offline_for_wait();
 	for (;;) {
 		/* The slot's invokers notify after lowering n_pending below
-		 * qhimark (note_invoked(), slot.c); they never wait for us. */
+		 * qhimark; they never wait for us.  The load below pairs with
+		 * the release decrement in note_invoked() (slot.c). */
 		uint32_t ticket = orcu__event_prepare(&s->drain);
 		int64_t left = 10 * 1000000;
 

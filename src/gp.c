@@ -203,7 +203,9 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 			gp_release();
 			break;
 		}
-		/* Prepare, then re-check what gp_done_notify() follows. */
+		/* Prepare, then re-check: pairs with the seq_cst stores of
+		 * gp_seq (end_gp()) and gp_owner (gp_release()) that come
+		 * before gp_done_notify(); the owner never waits for us. */
 		ticket = orcu__event_prepare(&gp_done);
 		if (!orcu__seq_done(orcu__load_seq_cst(&orcu__gp_seq), target) &&
 		    orcu__load_seq_cst(&gp_owner))

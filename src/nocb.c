@@ -308,6 +308,8 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 		nanosleep(&ts, NULL);
 		return;
 	}
+	/* Pairs with the seq_cst load and exchange of `sleep` in
+	 * orcu__nocb_wake_leader(). */
 	orcu__store_seq_cst(&l->sleep, ORCU__LEADER_SLEEPING);
 	orcu__delay(ORCU__DELAY_LEADER_SLEEP);
 	/* Its fence orders the state before the re-scan: pairs with the

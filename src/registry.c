@@ -432,6 +432,9 @@ _Atomic int orcu__gp_wait;
 
 void orcu__reader_wake_gp(void)
 {
+	/* Pairs with the store of 1 in wait_phase(): one reader takes the
+	 * flag and pays the notify; the waiter re-checks the flag after it
+	 * prepares. */
 	if (orcu__xchg_seq_cst(&orcu__gp_wait, 0))
 		orcu__event_notify(&gp_wait_event);
 }
@@ -487,9 +490,9 @@ static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns
 			continue;
 		}
 		if (!armed) {
-			orcu__store_seq_cst(&orcu__gp_wait, 1);
 			/* Pairs with the reader's store -> load of orcu__gp_wait
 			 * (orcu_read_unlock(), qsbr_announce()). */
+			orcu__store_seq_cst(&orcu__gp_wait, 1);
 			if (memb)
 				orcu__membarrier_master();
 			else
@@ -506,7 +509,8 @@ static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns
 		else
 			orcu__event_cancel(&gp_wait_event);
 		/* Still 1: nobody consumed our flag, the barrier still holds.
-		 * 0: a reader woke us; re-arm (with a new barrier) if needed. */
+		 * 0: a reader woke us; re-arm (with a new barrier) if needed.
+		 * Pairs with the exchange in orcu__reader_wake_gp(). */
 		armed = orcu__load_seq_cst(&orcu__gp_wait) != 0;
 	}
 	if (armed)

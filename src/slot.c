@@ -120,7 +120,8 @@ static void note_invoked(struct orcu__slot *s, long n)
 	left = orcu__fetch_sub_release(&s->n_pending, n) - n;
 	if (orcu__load_relaxed(&s->hurry) && left < orcu__g.qlowmark)
 		orcu__store_relaxed(&s->hurry, 0);
-	/* orcu_wait_backlog() re-checks n_pending after preparing. */
+	/* The notify's fence orders our decrement before its waiter check:
+	 * pairs with the re-check of n_pending in orcu_wait_backlog(). */
 	if (left < orcu__g.qhimark)
 		orcu__event_notify_all(&s->drain);
 }
