@@ -7,7 +7,7 @@
  * Promela; that is what orcu's C code guarantees at the two points that
  * matter: the enqueue is a seq_cst xchg (published before the `sleep` load
  * that follows it) and the leader issues a seq_cst fence between `sleep = 1`
- * and its re-scan.
+ * and its re-scan (the fence in orcu__event_prepare(), src/event.h).
  *
  * Proctype  <->  C function it mirrors
  *   enqueuer     orcu_call() -> enqueue() (src/call.c), then
@@ -19,9 +19,14 @@
  *                src/nocb.c): may run before, between or after the enqueues
  *
  * Variants (spin's cpp):
- *   default      orcu: flag `sleep`, zero-initialised, 0 == AWAKE; a new leader
- *                scans at once; the enqueuer wakes only on sleep==1; the leader
- *                sleeps with sleep=1; fence; re-scan; futex_wait(&sleep, 1).
+ *   default      orcu: state `sleep`, zero-initialised, 0 == ORCU__LEADER_AWAKE,
+ *                1 == ORCU__LEADER_SLEEPING; a new leader scans at once; the
+ *                enqueuer wakes only on sleep==1 (exchange to 0, then
+ *                orcu__event_notify(&l->wake)); the leader sleeps with sleep=1;
+ *                orcu__event_prepare() (fence); re-scan; re-check sleep == 1;
+ *                orcu__event_wait(), modelled as futex_wait(&sleep, 1): the
+ *                event blocks only while no notify followed the prepare, and
+ *                the enqueuer notifies only after its exchange (event.h).
  *   -DPREFIX     Linux v3.17-rc before commit 11ed7f934cb8 (seed 001): flag
  *                `nocb_leader_wake`, zero-initialised, 0 == NOT awake; the
  *                new leader kthread first waits for wake==1; wake_nocb_leader()
@@ -61,7 +66,7 @@ bit  waiting;             /* leader is inside wait_event(wake)                 *
 #define LEADER_BLOCKED (waiting && !wake)
 #else
 bit  sleep;               /* leader->sleep: 0 (default) == AWAKE               */
-bit  in_futex;            /* leader is blocked in futex_wait(&sleep, 1)        */
+bit  in_futex;            /* leader is blocked in orcu__event_wait(&l->wake)   */
 #define LEADER_BLOCKED (in_futex)
 #endif
 byte pending_wake;        /* enqueuers between publish and end of wake step    */
@@ -175,7 +180,8 @@ wait_again:
 		:: (len(q[0]) > 0) || (len(q[1]) > 0) -> sleep = 0
 		:: else ->
 #endif
-			/* futex_wait(&sleep, 1): blocks only while sleep == 1 */
+			/* re-check sleep, then orcu__event_wait(): blocks only
+			 * while sleep == 1 (no enqueuer claimed and notified) */
 			atomic { if :: sleep == 1 -> in_futex = 1 :: else -> skip fi };
 end_futex:		(in_futex == 0)
 #ifndef NORESCAN

@@ -47,7 +47,11 @@
  *   cpu          the reader's CPU: store buffer drain; membarrier()'s IPI
  *   waiter       wait_phase() (src/registry.c), its arming after the spin:
  *                steps (2)-(5); membarrier = orcu__membarrier_master();
- *                futex_wait/futex_wake = orcu__futex_wait/orcu__futex_wake
+ *                futex_wait = orcu__event_prepare(&gp_wait_event), re-check
+ *                gp_wait == 1, orcu__event_wait(); futex_wake =
+ *                orcu__event_notify() in orcu__reader_wake_gp() (src/event.h:
+ *                the event blocks only while no notify followed the prepare,
+ *                and the reader notifies only after its exchange)
  *
  * Variants (spin's cpp):
  *   default        orcu, memb readers.  Expected: verified.

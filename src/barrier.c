@@ -38,7 +38,7 @@
 static pthread_mutex_t barrier_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic unsigned long barrier_seq;
 static _Atomic long barrier_count;
-static _Atomic uint32_t barrier_futex;
+static struct orcu__event barrier_done;   /* waiters sleep on it; barrier_finish() notifies */
 
 static void barrier_finish(void)
 {
@@ -46,8 +46,8 @@ static void barrier_finish(void)
 
 	/* Release pairs with the acquire in orcu__barrier_timed(). */
 	orcu__store_seq_cst(&barrier_seq, orcu__seq_end(s));
-	orcu__fetch_add_seq_cst(&barrier_futex, 1);
-	orcu__futex_wake(&barrier_futex, 1 << 30);
+	/* Waiters re-check barrier_seq after preparing. */
+	orcu__event_notify_all(&barrier_done);
 }
 
 /* Someone waits for callbacks: GPs should not wait for a batch window. */
@@ -154,7 +154,7 @@ int orcu__barrier_timed(int64_t deadline_ns)
 	orcu__count(barriers, 1);
 	snap = orcu__seq_snap(orcu__load_seq_cst(&barrier_seq));
 	for (;;) {
-		uint32_t v;
+		uint32_t ticket;
 
 		if (orcu__seq_done(orcu__load_acquire(&barrier_seq), snap))
 			return 0;
@@ -166,21 +166,27 @@ int orcu__barrier_timed(int64_t deadline_ns)
 		for (int64_t tick = HELP_FIRST_NS;; tick = tick * 2 < HELP_MAX_NS ? tick * 2 : HELP_MAX_NS) {
 			int64_t left = tick;
 
-			v = orcu__load_seq_cst(&barrier_futex);
+			/* Pairs with the store that ends the barrier in
+			 * barrier_finish(), before its notify. */
+			ticket = orcu__event_prepare(&barrier_done);
 			s = orcu__load_acquire(&barrier_seq);
-			if (!orcu__seq_in_progress(s) || orcu__seq_done(s, snap))
+			if (!orcu__seq_in_progress(s) || orcu__seq_done(s, snap)) {
+				orcu__event_cancel(&barrier_done);
 				break;
+			}
 			if (deadline_ns >= 0) {
 				int64_t rest = deadline_ns - (int64_t)orcu__now_ns();
 
-				if (rest <= 0)
+				if (rest <= 0) {
+					orcu__event_cancel(&barrier_done);
 					return -ETIMEDOUT;
+				}
 				if (rest < left)
 					left = rest;
 			}
 			/* The last marker's invoker wakes us (barrier_finish());
 			 * if no thread can run it, the timeout lets us help. */
-			if (orcu__futex_wait(&barrier_futex, v, left) == -ETIMEDOUT)
+			if (orcu__event_wait(&barrier_done, ticket, left) == -ETIMEDOUT)
 				barrier_help();
 		}
 	}

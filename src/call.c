@@ -155,18 +155,22 @@ int orcu_wait_backlog(long timeout_ms)
 		deadline = (int64_t)orcu__now_ns() + (int64_t)timeout_ms * 1000000;
 	/* An online qsbr caller would hold the GPs that drain its slot. */
 	was_online = orcu__qsbr_offline_for_wait();
-	orcu__fetch_add_seq_cst(&s->drain_waiters, 1);
 	for (;;) {
-		uint32_t v = orcu__load_seq_cst(&s->drain_futex);
+		/* The slot's invokers notify after lowering n_pending below
+		 * qhimark; they never wait for us.  The load below pairs with
+		 * the release decrement in note_invoked() (slot.c). */
+		uint32_t ticket = orcu__event_prepare(&s->drain);
 		int64_t left = 10 * 1000000;
 
-		/* Pairs with note_invoked() (slot.c). */
-		if (orcu__load_seq_cst(&s->n_pending) < orcu__g.qhimark)
+		if (orcu__load_seq_cst(&s->n_pending) < orcu__g.qhimark) {
+			orcu__event_cancel(&s->drain);
 			break;
+		}
 		if (deadline >= 0) {
 			int64_t now = (int64_t)orcu__now_ns();
 
 			if (now >= deadline) {
+				orcu__event_cancel(&s->drain);
 				ret = -ETIMEDOUT;
 				break;
 			}
@@ -175,12 +179,13 @@ int orcu_wait_backlog(long timeout_ms)
 		}
 		orcu__nocb_wake_leader(s->leader, true);
 		/* A slot without threads is served by the waiters. */
-		if (!orcu__load_acquire(&s->attached))
+		if (!orcu__load_acquire(&s->attached)) {
+			orcu__event_cancel(&s->drain);
 			orcu__slot_serve(s);
-		else
-			orcu__futex_wait(&s->drain_futex, v, left);
+		} else {
+			orcu__event_wait(&s->drain, ticket, left);
+		}
 	}
-	orcu__fetch_sub_relaxed(&s->drain_waiters, 1);
 	if (was_online)
 		orcu_thread_online();
 	return ret;

@@ -17,16 +17,17 @@
  *     (point 2 of registry.c's argument gives the other side).
  *  3. Waiters (orcu_synchronize, leaders without a GP thread) drive GPs
  *     themselves: they take ownership when it is free and run GPs until
- *     their target is reached; otherwise they sleep on gp_done_futex, which
- *     the owner bumps at every GP end and when it lets go.  So a waiter
+ *     their target is reached; otherwise they sleep on the gp_done event,
+ *     which the owner notifies at every GP end and when it lets go.  So a waiter
  *     never depends on the GP thread existing: shutdown, a failed thread
  *     creation or a fork cannot strand it.
  *  4. Callback demand (leaders) raises gp_needed; the GP thread runs GPs
  *     while gp_seq is behind it, batching callback-only demand for up to
- *     ORCU_GP_BATCH_US, and sleeps otherwise.  It sets gp_sleeping, fences,
- *     and re-reads gp_needed before futex_wait; a requester raises
- *     gp_needed, fences, and wakes only if it sees gp_sleeping.  One of the
- *     two always sees the other's store.
+ *     ORCU_GP_BATCH_US, and sleeps otherwise, on the gp_wake event
+ *     (event.h).  It sets gp_sleeping, then prepares (a fence), and
+ *     re-reads gp_needed before it waits; a requester raises gp_needed,
+ *     fences, and notifies unless it sees the thread awake or batching.
+ *     One of the two always sees the other's store.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -43,11 +44,10 @@ static _Atomic unsigned long gp_needed;     /* latest target anyone asked for */
 static _Atomic unsigned long gp_needed_now; /* latest target asked for NOW/HURRY */
 static _Atomic int gp_hurry;
 static _Atomic int gp_owner;              /* 1 while a thread runs GPs (point 1) */
-static _Atomic uint32_t gp_futex;         /* requesters bump to wake the GP thread */
+static struct orcu__event gp_wake;        /* the GP thread sleeps on it; requesters notify */
 static _Atomic int gp_sleeping;           /* GP thread sets (GP_SLEEP_*); requesters read */
 static _Atomic uint64_t gp_last_end_ns;    /* the owner writes; the GP thread reads */
-static _Atomic uint32_t gp_done_futex;    /* the owner bumps at every GP end and release */
-static _Atomic int gp_done_waiters;       /* threads sleeping on gp_done_futex */
+static struct orcu__event gp_done;        /* GP waiters sleep on it; the owner notifies */
 static _Atomic int gp_stop;
 static pthread_t gp_tid;
 static _Atomic int gp_running;            /* the GP thread exists; under orcu__g.lock */
@@ -64,14 +64,13 @@ static void wake_gp_thread(bool batch)
 {
 	int sleeping;
 
-	/* Pairs with the fence after gp_sleeping is set in gp_thread_main(). */
+	/* The filter below may skip the notify: pairs with the fence in
+	 * orcu__event_prepare() after gp_sleeping is set in gp_thread_main(). */
 	orcu__fence_seq_cst();
 	sleeping = orcu__load_relaxed(&gp_sleeping);
 	/* A batching GP thread wakes by itself for batchable work. */
-	if (sleeping != GP_AWAKE && !(batch && sleeping == GP_SLEEP_BATCH)) {
-		orcu__fetch_add_release(&gp_futex, 1);
-		orcu__futex_wake(&gp_futex, 1);
-	}
+	if (sleeping != GP_AWAKE && !(batch && sleeping == GP_SLEEP_BATCH))
+		orcu__event_notify(&gp_wake);
 }
 
 static void raise_target(_Atomic unsigned long *needed, unsigned long target)
@@ -95,19 +94,12 @@ void orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 	wake_gp_thread(how == ORCU__GP_BATCH);
 }
 
-/* Bump gp_done_futex and wake its sleepers.  seq_cst on both sides: a
- * sleeper counts itself in gp_done_waiters, reads the futex word, then
- * re-reads gp_seq and gp_owner before it sleeps (orcu__gp_drive()). */
+/* Wake the GP waiters after the caller's store to gp_seq or gp_owner:
+ * each re-checks both after it prepares (orcu__gp_drive()). */
 static void gp_done_notify(void)
 {
-	/* The caller's store (gp_seq or gp_owner, seq_cst) comes first; a
-	 * sleeper that we do not see counted here counts itself later and
-	 * then re-reads that store, so only counted sleepers need the bump. */
-	if (orcu__load_seq_cst(&gp_done_waiters)) {
-		orcu__fetch_add_seq_cst(&gp_done_futex, 1);
-		orcu__futex_wake(&gp_done_futex, 1 << 30);
+	if (orcu__event_notify_all(&gp_done))
 		orcu__count(gp_wakeups, 1);
-	}
 }
 
 /* This thread runs GPs right now (a stall handler it calls must not wait
@@ -189,7 +181,7 @@ static void run_one_gp(unsigned long cur)
 
 /*
  * Run GPs on this thread until gp_seq reaches target.  Point 3: whoever
- * owns gp_owner is running a GP and bumps gp_done_futex when it ends or
+ * owns gp_owner is running a GP and notifies gp_done when it ends or
  * lets go, so the sleep below always has a waker that is not us and does
  * not wait for us (the owner waits only for readers, and the caller is
  * not inside a read-side section: orcu__gp_check_caller()).
@@ -200,7 +192,7 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 		orcu__store_relaxed(&gp_hurry, 1);
 	for (;;) {
 		unsigned long cur;
-		uint32_t v;
+		uint32_t ticket;
 
 		/* Acquire pairs with the store that ends the GP. */
 		if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), target))
@@ -211,15 +203,15 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 			gp_release();
 			break;
 		}
-		/* Count ourselves, then read the word, then re-check: pairs
-		 * with gp_done_notify(), which bumps the word before it reads
-		 * the count (all seq_cst). */
-		orcu__fetch_add_seq_cst(&gp_done_waiters, 1);
-		v = orcu__load_seq_cst(&gp_done_futex);
+		/* Prepare, then re-check: pairs with the seq_cst stores of
+		 * gp_seq (end_gp()) and gp_owner (gp_release()) that come
+		 * before gp_done_notify(); the owner never waits for us. */
+		ticket = orcu__event_prepare(&gp_done);
 		if (!orcu__seq_done(orcu__load_seq_cst(&orcu__gp_seq), target) &&
 		    orcu__load_seq_cst(&gp_owner))
-			orcu__futex_wait(&gp_done_futex, v, -1);
-		orcu__fetch_sub_relaxed(&gp_done_waiters, 1);
+			orcu__event_wait(&gp_done, ticket, -1);
+		else
+			orcu__event_cancel(&gp_done);
 	}
 	/* Callback demand that arrived while we drove is the GP thread's. */
 	if (orcu__seq_lt(orcu__load_acquire(&orcu__gp_seq),
@@ -293,7 +285,7 @@ static void *gp_thread_main(void *arg)
 		unsigned long cur = orcu__load_acquire(&orcu__gp_seq);
 		unsigned long need = orcu__load_acquire(&gp_needed);
 		int64_t batch = 0;
-		uint32_t v;
+		uint32_t ticket;
 
 		if (orcu__seq_in_progress(cur) ||
 		    (orcu__seq_lt(cur, need) && (batch = batch_wait_ns(cur)) == 0)) {
@@ -305,19 +297,20 @@ static void *gp_thread_main(void *arg)
 		}
 		if (orcu__load_acquire(&gp_stop))
 			break;
-		v = orcu__load_acquire(&gp_futex);
 		orcu__store_relaxed(&gp_sleeping, batch ? GP_SLEEP_BATCH : GP_SLEEP_IDLE);
-		/* Pairs with the fence in wake_gp_thread(). */
-		orcu__fence_seq_cst();
+		/* Its fence orders gp_sleeping before the re-check: pairs with
+		 * the fence in wake_gp_thread() (point 4). */
+		ticket = orcu__event_prepare(&gp_wake);
 		if ((!batch && orcu__seq_lt(cur, orcu__load_acquire(&gp_needed))) ||
 		    orcu__seq_lt(cur, orcu__load_acquire(&gp_needed_now)) ||
 		    orcu__load_acquire(&gp_stop) ||
 		    (orcu__load_acquire(&orcu__g.orphans) &&
 		     !orcu__load_acquire(&orcu__g.adopter))) {
+			orcu__event_cancel(&gp_wake);
 			orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
 			continue;
 		}
-		orcu__futex_wait(&gp_futex, v, batch ? batch : -1);
+		orcu__event_wait(&gp_wake, ticket, batch ? batch : -1);
 		orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
 	}
 	orcu__fetch_add_relaxed(&gp_cpu_past_ns, thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID));
@@ -361,7 +354,8 @@ void orcu__gp_after_fork_child(void)
 	orcu__store_relaxed(&gp_running, 0);
 	orcu__store_relaxed(&gp_owner, 0);
 	orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
-	orcu__store_relaxed(&gp_done_waiters, 0);
+	orcu__event_reset(&gp_done);
+	orcu__event_reset(&gp_wake);
 	orcu__store_relaxed(&gp_stop, 0);
 }
 

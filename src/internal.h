@@ -21,6 +21,7 @@
 
 #include "atomics.h"
 #include "cblist.h"
+#include "event.h"
 #include "seq.h"
 
 #define ORCU__CACHELINE 64
@@ -92,16 +93,17 @@ struct orcu__slot {
 	int takeover;                  /* leader: this inline slot's DONE is its threads' too */
 	int lazy_armed;                /* leader only: last scan saw lazy callbacks, timer armed */
 	_Atomic int inline_ready;      /* leader sets, inline invoker clears */
-	_Atomic int follower_sleep;    /* follower sets under cb_lock; waker clears under it */
+	_Atomic int follower_sleep;    /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
+	struct orcu__event follower_wake; /* the follower sleeps on it (nocb.c) */
 	_Atomic int hurry;             /* flood: over qhimark, cleared under qlowmark */
 	_Atomic int follower_stop;
 	/* The rest of the chain being invoked, written by the invoker before
 	 * each callback: a fork child puts it back (slot.c). */
 	struct orcu_head *_Atomic inflight;
 
-	/* orcu_wait_backlog(): callers waiting for the slot to drain */
-	_Atomic uint32_t drain_futex;  /* bumped by invokers after each batch */
-	_Atomic int drain_waiters;
+	/* orcu_wait_backlog(): callers sleep on it until the slot drains;
+	 * invokers notify it after each batch below qhimark (slot.c) */
+	struct orcu__event drain;
 	_Atomic long peak_pending;
 
 	/* the barrier marker of this slot (under barrier state), and whether
@@ -114,12 +116,23 @@ struct orcu__slot {
 	_Atomic uint64_t n_takeover;
 };
 
+/* A follower's sleep state (follower_sleep), under its slot's cb_lock. */
+enum orcu__follower_state {
+	ORCU__FOLLOWER_AWAKE = 0,     /* running, or about to re-check its work */
+	ORCU__FOLLOWER_SLEEPING,      /* found no work; a waker must notify it */
+};
+
+/* A leader's sleep state.  Zero is AWAKE: a leader that never slept
+ * (including one just spawned) scans before waiting.  Seed 001's lesson. */
+enum orcu__leader_state {
+	ORCU__LEADER_AWAKE = 0,       /* scanning or waiting for a GP */
+	ORCU__LEADER_SLEEPING,        /* idle; the first enqueuer to claim it wakes it */
+};
+
 /* One leader per group of ORCU_NOCB_STRIDE slots. */
 struct orcu__leader {
-	/* Zero means AWAKE: a leader that never slept (including one just
-	 * spawned) scans before waiting.  Seed 001's lesson. */
-	_Atomic int sleep ORCU__ALIGNED;    /* leader sets; enqueuers clear */
-	_Atomic uint32_t futex;             /* bumped by every waker */
+	_Atomic int sleep ORCU__ALIGNED;    /* orcu__leader_state: leader sets; enqueuers claim */
+	struct orcu__event wake;            /* the leader sleeps on it: enqueuers, force, GP ends */
 	_Atomic int gp_waiting;             /* leader sets; GP thread clears */
 	_Atomic unsigned long gp_wait_seq;  /* leader writes, GP thread reads */
 	_Atomic int exists;                 /* thread running */

@@ -6,19 +6,23 @@
  * to request grace periods.
  *
  * Why no callback is left behind.
- *  1. A leader's `sleep` flag is zero when the leader is awake, and the
- *     record is zero-initialised, so a leader that has just been spawned
- *     scans its group before it ever waits: callbacks posted before it
- *     existed are found (seed 001: the pre-fix flag meant "awake" and
- *     started at zero, so a new leader slept on a non-empty queue).
+ *  1. A leader's `sleep` state is ORCU__LEADER_AWAKE (zero) when the
+ *     leader is awake, and the record is zero-initialised, so a leader that
+ *     has just been spawned scans its group before it ever waits: callbacks
+ *     posted before it existed are found (seed 001: the pre-fix flag meant
+ *     "awake" and started at zero, so a new leader slept on a non-empty
+ *     queue).
  *  2. An enqueuer publishes its callback (seq_cst exchange of the queue
- *     tail), fences, then reads `sleep`; the leader sets `sleep` = 1,
- *     fences, then re-scans every queue of its group before futex_wait.
+ *     tail), then reads `sleep` (seq_cst); the leader sets `sleep` to
+ *     SLEEPING, prepares its wake event (a fence), then re-scans every queue
+ *     of its group (seq_cst loads) and its own state before it waits.
  *     Either the leader's re-scan sees the callback or the enqueuer sees
- *     sleep == 1 and wakes it.  futex_wait blocks only while sleep == 1, so
- *     a wake that lands before the wait is not lost.  models/leader_wake.pml
- *     checks exactly this.
- *  3. While it waits for a grace period the leader stays awake (sleep == 0)
+ *     SLEEPING; the first enqueuer to claim the state (exchange back to
+ *     AWAKE) notifies the event, the others pay nothing.  The leader re-checks
+ *     `sleep` after preparing, so a claim that comes before it counted
+ *     itself is not lost either (event.h).  models/leader_wake.pml checks
+ *     exactly this.
+ *  3. While it waits for a grace period the leader stays awake (AWAKE)
  *     and re-scans when the GP ends, so enqueuers need not wake it: the GP
  *     thread wakes one leader per group with work, never a follower.
  *  4. Callbacks are taken from a queue, tagged and advanced only under the
@@ -65,20 +69,21 @@ void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 		return;
 	/* Point 2.  A post was published by a seq_cst exchange of the queue
 	 * tail; a seq_cst load of `sleep` after it pairs with the seq_cst
-	 * store of `sleep` and the seq_cst re-scan in leader_sleep() (one
-	 * total order: one of us sees the other), with no fence on the
-	 * posting path.  A forced wake published `force` relaxed: it fences. */
+	 * store of `sleep` and the fence in orcu__event_prepare() before the
+	 * seq_cst re-scan in leader_sleep() (one of us sees the other), with
+	 * no fence on the posting path.  A forced wake published `force`
+	 * relaxed: it fences, and notifies whatever the state (the leader
+	 * may wait for a GP, awake). */
 	if (force)
 		orcu__fence_seq_cst();
-	if (orcu__load_seq_cst(&l->sleep) && orcu__xchg_seq_cst(&l->sleep, 0)) {
+	if (orcu__load_seq_cst(&l->sleep) == ORCU__LEADER_SLEEPING &&
+	    orcu__xchg_seq_cst(&l->sleep, ORCU__LEADER_AWAKE) == ORCU__LEADER_SLEEPING) {
 		orcu__count(enqueue_wakeups, 1);
 		orcu__trace1(leader_wake, l->first);
-		orcu__futex_wake(&l->sleep, 1);
+		force = true;
 	}
-	if (force) {
-		orcu__fetch_add_seq_cst(&l->futex, 1);
-		orcu__futex_wake(&l->futex, 1);
-	}
+	if (force)
+		orcu__event_notify(&l->wake);
 }
 
 /* Caller holds s->cb_lock and just made DONE non-empty for the slot's
@@ -91,10 +96,11 @@ void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
 		return;
 	}
 	/* follower_sleep is set under cb_lock by a follower that found no
-	 * work; we hold cb_lock, so it is asleep or will see our DONE. */
-	if (orcu__load_relaxed(&s->follower_sleep)) {
-		orcu__store_seq_cst(&s->follower_sleep, 0);
-		orcu__futex_wake(&s->follower_sleep, 1);
+	 * work; we hold cb_lock, so it is asleep or will see our DONE.  It
+	 * re-checks the state after preparing its event (follower_main()). */
+	if (orcu__load_relaxed(&s->follower_sleep) == ORCU__FOLLOWER_SLEEPING) {
+		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
+		orcu__event_notify(&s->follower_wake);
 		orcu__count(leader_wakeups, 1);
 		orcu__trace1(follower_wake, s->cpu);
 	}
@@ -175,8 +181,8 @@ void orcu__nocb_gp_done(unsigned long seq)
 		if (!orcu__seq_done(seq, orcu__load_acquire(&l->gp_wait_seq)))
 			continue;
 		orcu__store_relaxed(&l->gp_waiting, 0);
-		orcu__fetch_add_seq_cst(&l->futex, 1);
-		orcu__futex_wake(&l->futex, 1);
+		/* The leader re-checks gp_seq after preparing (leader_wait_gp()). */
+		orcu__event_notify(&l->wake);
 		orcu__count(gp_wakeups, 1);
 		orcu__count(gp_leader_wakeups, 1);
 	}
@@ -289,26 +295,35 @@ static bool group_has_new(struct orcu__leader *l)
 	return false;
 }
 
-/* Sleep until an enqueuer (or a timer) wakes us.  Point 2 above. */
+/* Sleep until an enqueuer (or a timer) wakes us.  Point 2 above.  The
+ * wakers are application threads posting and library threads forcing a
+ * rescan; none of them waits for this leader before it notifies. */
 static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 {
+	uint32_t ticket;
+
 	if (orcu__g.nocb_poll) {
 		struct timespec ts = { 0, 1000000 };
 
 		nanosleep(&ts, NULL);
 		return;
 	}
-	orcu__store_seq_cst(&l->sleep, 1);
+	/* Pairs with the seq_cst load and exchange of `sleep` in
+	 * orcu__nocb_wake_leader(). */
+	orcu__store_seq_cst(&l->sleep, ORCU__LEADER_SLEEPING);
 	orcu__delay(ORCU__DELAY_LEADER_SLEEP);
-	/* Pairs with the fence in orcu__nocb_wake_leader(). */
-	orcu__fence_seq_cst();
+	/* Its fence orders the state before the re-scan: pairs with the
+	 * seq_cst load of `sleep` in orcu__nocb_wake_leader(). */
+	ticket = orcu__event_prepare(&l->wake);
 	if (group_has_new(l) || orcu__load_acquire(&l->force) ||
-	    orcu__load_acquire(&l->stop)) {
-		orcu__store_relaxed(&l->sleep, 0);
+	    orcu__load_acquire(&l->stop) ||
+	    orcu__load_seq_cst(&l->sleep) != ORCU__LEADER_SLEEPING) {
+		orcu__event_cancel(&l->wake);
+		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
 		return;
 	}
-	orcu__futex_wait_int(&l->sleep, 1, timeout_ns);
-	orcu__store_relaxed(&l->sleep, 0);
+	orcu__event_wait(&l->wake, ticket, timeout_ns);
+	orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
 }
 
 /* Ready callbacks of the group's slots that have no follower (flat mode,
@@ -328,8 +343,10 @@ static long leader_invoke(struct orcu__leader *l)
 }
 
 /* Wait for the GP that the group's earliest callbacks need. */
-static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc, uint32_t fv)
+static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 {
+	uint32_t ticket;
+
 	if (!orcu__gp_thread_running()) {
 		/* No GP thread (it could not be created): run the GP here. */
 		orcu__gp_drive(sc->first, sc->hurry);
@@ -343,9 +360,14 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc, uint32
 	 * closes the window where the GP ended before we published our wait. */
 	orcu__fetch_add_seq_cst(&leaders_waiting, 1);
 	orcu__store_seq_cst(&l->gp_waiting, 1);
+	/* The GP thread notifies after the GP ends, a forced wake after it
+	 * sets force: re-check both after preparing (event.h). */
+	ticket = orcu__event_prepare(&l->wake);
 	if (!orcu__seq_done(orcu__load_seq_cst(&orcu__gp_seq), sc->first) &&
 	    !orcu__load_acquire(&l->force))
-		orcu__futex_wait(&l->futex, fv, sc->timeout_ns);
+		orcu__event_wait(&l->wake, ticket, sc->timeout_ns);
+	else
+		orcu__event_cancel(&l->wake);
 	orcu__store_relaxed(&l->gp_waiting, 0);
 	orcu__fetch_sub_relaxed(&leaders_waiting, 1);
 }
@@ -356,7 +378,6 @@ static void *leader_main(void *arg)
 
 	orcu__tls.library_slot = l->first;
 	while (!orcu__load_acquire(&l->stop)) {
-		uint32_t fv = orcu__load_acquire(&l->futex);
 		orcu__xchg_acq_rel(&l->force, 0);
 		uint64_t now = orcu__now_ns();
 		struct scan sc = { .timeout_ns = -1 };
@@ -384,7 +405,7 @@ static void *leader_main(void *arg)
 		if (sc.invoke && leader_invoke(l))
 			continue;
 		if (sc.need_gp) {
-			leader_wait_gp(l, &sc, fv);
+			leader_wait_gp(l, &sc);
 			continue;
 		}
 		leader_sleep(l, sc.timeout_ns);
@@ -407,6 +428,7 @@ static bool follower_has_work(struct orcu__slot *s)
 static void *follower_main(void *arg)
 {
 	struct orcu__slot *s = arg;
+	uint32_t ticket;
 
 	orcu__tls.library_slot = s->cpu;
 	for (;;) {
@@ -421,10 +443,15 @@ static void *follower_main(void *arg)
 			continue;
 		}
 		/* Set under cb_lock: a waker that makes work for us holds it
-		 * too (orcu__nocb_wake_follower_locked()). */
-		orcu__store_relaxed(&s->follower_sleep, 1);
+		 * too, clears it, then notifies (orcu__nocb_wake_follower_locked(),
+		 * orcu__nocb_request_stop()); neither waits for us. */
+		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_SLEEPING);
 		pthread_mutex_unlock(&s->cb_lock);
-		orcu__futex_wait_int(&s->follower_sleep, 1, -1);
+		ticket = orcu__event_prepare(&s->follower_wake);
+		if (orcu__load_relaxed(&s->follower_sleep) == ORCU__FOLLOWER_SLEEPING)
+			orcu__event_wait(&s->follower_wake, ticket, -1);
+		else
+			orcu__event_cancel(&s->follower_wake);
 	}
 	return NULL;
 }
@@ -450,7 +477,8 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 	if (!flat() && !orcu__load_relaxed(&s->has_follower) &&
 	    orcu__thread_budget_ok()) {
 		snprintf(name, sizeof(name), "orcu-oc/%d", s->cpu);
-		orcu__store_relaxed(&s->follower_sleep, 0);
+		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
+		orcu__event_reset(&s->follower_wake);
 		orcu__store_relaxed(&s->follower_stop, 0);
 		err = orcu__spawn(&s->follower_tid, name, follower_main, s);
 		if (err == 0) {
@@ -465,8 +493,9 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 			return 0;
 		snprintf(name, sizeof(name), "orcu-og/%d", l->first);
 		orcu__store_relaxed(&l->stop, 0);
-		/* sleep stays 0 (awake): the new leader scans first. */
-		orcu__store_relaxed(&l->sleep, 0);
+		/* AWAKE: the new leader scans first. */
+		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
+		orcu__event_reset(&l->wake);
 		orcu__store_release(&l->exists, 1);
 		err = orcu__spawn(&l->tid, name, leader_main, l);
 		if (err < 0) {
@@ -498,9 +527,8 @@ void orcu__nocb_request_stop(void)
 		if (!orcu__load_relaxed(&l->exists))
 			continue;
 		orcu__store_seq_cst(&l->stop, 1);
+		/* Forced: claims a sleeping leader and notifies its event. */
 		orcu__nocb_wake_leader(l, true);
-		orcu__store_seq_cst(&l->sleep, 0);
-		orcu__futex_wake(&l->sleep, 1);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
@@ -509,9 +537,9 @@ void orcu__nocb_request_stop(void)
 			continue;
 		pthread_mutex_lock(&s->cb_lock);
 		orcu__store_relaxed(&s->follower_stop, 1);
-		orcu__store_seq_cst(&s->follower_sleep, 0);
+		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
 		pthread_mutex_unlock(&s->cb_lock);
-		orcu__futex_wake(&s->follower_sleep, 1);
+		orcu__event_notify(&s->follower_wake);
 	}
 }
 
@@ -545,7 +573,7 @@ void orcu__nocb_forget_all(void)
 		orcu__store_relaxed(&l->exists, 0);
 		orcu__store_relaxed(&l->gp_waiting, 0);
 		orcu__store_relaxed(&l->force, 0);
-		orcu__store_relaxed(&l->sleep, 0);
+		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
 		orcu__fetch_sub_relaxed(&orcu__g.leaders_alive, 1);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
@@ -570,7 +598,8 @@ void orcu__nocb_after_fork_child(void)
 		struct orcu__leader *l = &orcu__g.leaders[g];
 
 		orcu__store_relaxed(&l->exists, 0);
-		orcu__store_relaxed(&l->sleep, 0);
+		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
+		orcu__event_reset(&l->wake);
 		orcu__store_relaxed(&l->gp_waiting, 0);
 		orcu__store_relaxed(&l->stop, 0);
 		orcu__store_relaxed(&l->force, 1);

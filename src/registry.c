@@ -193,6 +193,8 @@ void orcu_unregister_thread(void)
 	free(rec);
 }
 
+static struct orcu__event gp_wait_event;   /* the GP owner sleeps on it (wait_phase()) */
+
 void orcu__registry_after_fork_child(void)
 {
 	struct reader_rec *rec, *next;
@@ -211,6 +213,8 @@ void orcu__registry_after_fork_child(void)
 		rec->next->prev = rec->prev;
 		free(rec);
 	}
+	/* The GP owner that slept on the reader wake did not survive. */
+	orcu__event_reset(&gp_wait_event);
 	/* registry_lock stays held (fork_prepare took it); fork_child unlocks it. */
 }
 
@@ -411,21 +415,28 @@ static void stall_emit(const struct orcu_stall_info *ip)
  * Readers wake a waiting GP (models/reader_wake.pml).  The waiter sets
  * orcu__gp_wait to 1, then issues a full barrier on every reader's CPU
  * (membarrier, or its own fence where readers fence themselves), then
- * scans again, and sleeps only while orcu__gp_wait is still 1.  A reader
- * leaving its section stores its state, then loads orcu__gp_wait, and if
- * it is 1 exchanges it to 0 and wakes the waiter.  The barrier sits
- * between the reader's store and its load: either the waiter's re-scan
- * sees the reader gone, or the reader sees the flag and wakes it.  memb
- * readers get that barrier from membarrier(); qsbr readers fence after
- * their announcement (once per GP); without membarrier, memb readers have
- * no fence after their store, so the waiter sleeps in short slices.
+ * scans again, and sleeps on gp_wait_event only while orcu__gp_wait is
+ * still 1.  A reader leaving its section stores its state, then loads
+ * orcu__gp_wait, and if it is 1 exchanges it to 0 and notifies the event.
+ * The barrier sits between the reader's store and its load: either the
+ * waiter's re-scan sees the reader gone, or the reader sees the flag and
+ * wakes it.  memb readers get that barrier from membarrier(); qsbr readers
+ * fence after their announcement (once per GP); without membarrier, memb
+ * readers have no fence after their store, so the waiter sleeps in short
+ * slices.  The flag is the read side's one load (include/orcu.h); only a
+ * reader that takes it calls into the event, whose own store -> fence ->
+ * load (event.h) covers the flag's exchange against the waiter's check
+ * of orcu__gp_wait after it prepares.
  */
 _Atomic int orcu__gp_wait;
 
 void orcu__reader_wake_gp(void)
 {
+	/* Pairs with the store of 1 in wait_phase(): one reader takes the
+	 * flag and pays the notify; the waiter re-checks the flag after it
+	 * prepares. */
 	if (orcu__xchg_seq_cst(&orcu__gp_wait, 0))
-		orcu__futex_wake(&orcu__gp_wait, 1);
+		orcu__event_notify(&gp_wait_event);
 }
 
 #define WAIT_SPINS 100
@@ -469,6 +480,7 @@ static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns
 	bool armed = false;
 
 	for (unsigned iter = 0;; iter++) {
+		uint32_t ticket;
 		int64_t slice;
 
 		if (!scan_held(pass, cur, want_q, gp_start_ns, next_report_ns))
@@ -478,9 +490,9 @@ static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns
 			continue;
 		}
 		if (!armed) {
-			orcu__store_seq_cst(&orcu__gp_wait, 1);
 			/* Pairs with the reader's store -> load of orcu__gp_wait
 			 * (orcu_read_unlock(), qsbr_announce()). */
+			orcu__store_seq_cst(&orcu__gp_wait, 1);
 			if (memb)
 				orcu__membarrier_master();
 			else
@@ -490,9 +502,15 @@ static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns
 		}
 		slice = memb && !orcu__load_relaxed(&orcu__has_membarrier) ?
 			WAIT_SLICE_NOMB_NS : WAIT_SLICE_NS;
-		orcu__futex_wait_int(&orcu__gp_wait, 1, slice);
+		/* Readers leaving their sections wake us; none waits for us. */
+		ticket = orcu__event_prepare(&gp_wait_event);
+		if (orcu__load_relaxed(&orcu__gp_wait))
+			orcu__event_wait(&gp_wait_event, ticket, slice);
+		else
+			orcu__event_cancel(&gp_wait_event);
 		/* Still 1: nobody consumed our flag, the barrier still holds.
-		 * 0: a reader woke us; re-arm (with a new barrier) if needed. */
+		 * 0: a reader woke us; re-arm (with a new barrier) if needed.
+		 * Pairs with the exchange in orcu__reader_wake_gp(). */
 		armed = orcu__load_seq_cst(&orcu__gp_wait) != 0;
 	}
 	if (armed)

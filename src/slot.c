@@ -120,14 +120,10 @@ static void note_invoked(struct orcu__slot *s, long n)
 	left = orcu__fetch_sub_release(&s->n_pending, n) - n;
 	if (orcu__load_relaxed(&s->hurry) && left < orcu__g.qlowmark)
 		orcu__store_relaxed(&s->hurry, 0);
-	if (left < orcu__g.qhimark) {
-		/* Pairs with the seq_cst increment of drain_waiters in
-		 * orcu_wait_backlog(): it re-reads n_pending after counting
-		 * itself, we bump the word before reading the count. */
-		orcu__fetch_add_seq_cst(&s->drain_futex, 1);
-		if (orcu__load_seq_cst(&s->drain_waiters))
-			orcu__futex_wake(&s->drain_futex, 1 << 30);
-	}
+	/* The notify's fence orders our decrement before its waiter check:
+	 * pairs with the re-check of n_pending in orcu_wait_backlog(). */
+	if (left < orcu__g.qhimark)
+		orcu__event_notify_all(&s->drain);
 }
 
 /* Invoke a NULL-terminated chain, in order (point 3 for inflight). */
@@ -328,10 +324,11 @@ void orcu__slots_after_fork_child(void)
 				n += h->func != orcu__barrier_cb;
 			orcu__store_relaxed(&s->n_pending, n);
 		}
-		orcu__store_relaxed(&s->drain_waiters, 0);
+		orcu__event_reset(&s->drain);
 		s->takeover = 0;
 		s->lazy_armed = 0;
-		orcu__store_relaxed(&s->follower_sleep, 0);
+		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
+		orcu__event_reset(&s->follower_wake);
 		orcu__store_relaxed(&s->inline_ready, 0);
 	}
 }
