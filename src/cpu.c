@@ -73,24 +73,6 @@ int orcu__cpu_start_slots(void)
 	return ret;
 }
 
-void orcu__set_housekeeping_affinity(void)
-{
-	cpu_set_t set;
-	int n = 0;
-
-	if (!orcu__g.housekeeping)
-		return;
-	CPU_ZERO(&set);
-	for (int i = 0; i < CPU_SETSIZE; i++)
-		if (orcu__bit_test(orcu__g.housekeeping, i)) {
-			CPU_SET(i, &set);
-			n++;
-		}
-	if (n && sched_setaffinity(0, sizeof(set), &set) < 0)
-		orcu__warn("ORCU_HOUSEKEEPING: cannot move a library thread there: %s",
-			   strerror(errno));
-}
-
 /* A slot seen for the first time with a thread running on it comes online. */
 static void mark_seen(struct orcu__slot *s)
 {

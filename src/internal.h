@@ -192,7 +192,7 @@ ORCU__HIDDEN extern struct orcu__counters orcu__cnt;
 /* ------------------------------------------------------------------ */
 /* Cross-module calls. */
 
-/* init.c */
+/* os.c: the bottom layer, calls no other module. */
 /* The argument of every library thread's start routine; name first, so a
  * fault-injection test can tell which thread is being created. */
 struct orcu__spawn_arg {
@@ -200,19 +200,44 @@ struct orcu__spawn_arg {
 	void *(*fn)(void *);
 	void *arg;
 };
+/* Degraded mode: how long after a failed thread creation to try again. */
+#define ORCU__RETRY_NS (1000 * 1000000ull)
 void *orcu__spawn_trampoline(void *p);
-void orcu__retry_threads(void);    /* degraded or stopped: start what is missing */
 void orcu__die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void orcu__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void orcu__misuse(const char *call, const char *what) __attribute__((noreturn));
-void orcu__ensure_init(void);      /* slots exist (no threads) */
-int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
 uint64_t orcu__now_ns(void);
 int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg);
+void orcu__set_housekeeping_affinity(void);
 void orcu__assert_held(pthread_mutex_t *m, const char *file, int line, const char *what);
 int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns);
 int orcu__futex_wait_int(_Atomic int *addr, int val, int64_t timeout_ns);
 void orcu__futex_wake(void *addr, int n);
+extern orcu_stall_handler_t orcu__stall_handler;
+extern void *orcu__stall_arg;
+
+/* config.c: calls os.c and cpulist.c. */
+/* The numeric knobs, in the order config.c reads them. */
+enum orcu__knob {
+	ORCU__KNOB_STRIDE, ORCU__KNOB_POLL, ORCU__KNOB_QHIMARK, ORCU__KNOB_QLOWMARK,
+	ORCU__KNOB_QMAX, ORCU__KNOB_LAZY_MS, ORCU__KNOB_LAZY_MAX, ORCU__KNOB_STALL_MS,
+	ORCU__KNOB_TAKEOVER_MS, ORCU__KNOB_BATCH, ORCU__KNOB_GP_BATCH_US,
+	ORCU__KNOB_MAX_THREADS, ORCU__NR_KNOBS
+};
+/* One configuration, read but not yet applied. */
+struct orcu__conf {
+	int nr_possible;
+	uint64_t *online;       /* [nr_possible] */
+	uint64_t *nocbs;        /* [nr_possible] */
+	uint64_t *housekeeping; /* [CPU_SETSIZE] real CPUs, or NULL */
+	long knob[ORCU__NR_KNOBS];
+};
+/* cfg (NULL: none) and the environment into *c; 0, or -EINVAL (a bad cfg
+ * value, one line said) or -ENOMEM, and then *c holds nothing. */
+int orcu__conf_build(const struct orcu_config *cfg, struct orcu__conf *c);
+/* Under orcu__g.lock: the knobs and housekeeping set into orcu__g. */
+void orcu__conf_apply(struct orcu__conf *c);
+void orcu__conf_free(struct orcu__conf *c);
 /* Before creating a leader or follower (under orcu__g.lock): true if one
  * more library thread stays within ORCU_MAX_THREADS, counting the GP
  * thread, leaders_alive + followers_alive (or threads_alive if larger).
@@ -223,8 +248,12 @@ bool orcu__thread_budget_ok(void);
  * gives def and one line naming the variable and the text (once per
  * variable for ORCU_NO_MEMBARRIER and ORCU_CHECK_CALLS). */
 int orcu__env_bool(const char *name, int def);
-extern orcu_stall_handler_t orcu__stall_handler;
-extern void *orcu__stall_arg;
+
+/* lifecycle.c: the top layer, calls every module; called by the others
+ * only to make sure the library is up. */
+void orcu__retry_threads(void);    /* degraded or stopped: start what is missing */
+void orcu__ensure_init(void);      /* slots exist (no threads) */
+int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
 
 /* registry.c */
 void orcu__registry_lock(void);
@@ -279,7 +308,6 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 struct orcu__slot *orcu__current_slot(void);
 int orcu__cpu_start_slots(void);
 struct orcu__slot *orcu__pick_online_slot(int avoid);
-void orcu__set_housekeeping_affinity(void);
 
 /* call.c */
 void orcu__inline_poll(void);
