@@ -110,10 +110,6 @@ static void gp_done_notify(void)
 	}
 }
 
-/* This thread runs GPs right now (a stall handler it calls must not wait
- * for a GP: that one would be its own). */
-static __thread int gp_owning;
-
 static bool gp_try_own(void)
 {
 	int free_ = 0;
@@ -122,13 +118,13 @@ static bool gp_try_own(void)
 	 * registry counters) is visible to us.  Pairs with gp_release(). */
 	if (!orcu__cas_acq_rel(&gp_owner, &free_, 1))
 		return false;
-	gp_owning = 1;
+	orcu__tls.gp_owning = 1;
 	return true;
 }
 
 static void gp_release(void)
 {
-	gp_owning = 0;
+	orcu__tls.gp_owning = 0;
 	orcu__store_seq_cst(&gp_owner, 0);
 	/* Waiters that need a later GP than the one we ran may take over. */
 	gp_done_notify();
@@ -367,30 +363,6 @@ void orcu__gp_after_fork_child(void)
 
 /* ------------------------------------------------------------------ */
 /* Public updater API */
-
-void orcu__gp_check_caller(const char *call)
-{
-	struct orcu__reader *r = &orcu__reader;
-
-	if (orcu__unlikely(r->in_callback))
-		orcu__misuse(call, "called from inside an orcu callback (would wait for itself)");
-	if (orcu__unlikely(gp_owning))
-		orcu__misuse(call, "called from a stall handler, inside the grace period it reports (would wait for itself)");
-	if (orcu__unlikely(orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK))
-		orcu__misuse(call, "called inside a read-side critical section (would deadlock)");
-}
-
-/* A qsbr thread that waits must not hold the GP it waits for. */
-bool orcu__qsbr_offline_for_wait(void)
-{
-	struct orcu__reader *r = &orcu__reader;
-
-	if (r->kind == ORCU__KIND_QSBR && orcu__load_relaxed(&r->qs_seq) != 0) {
-		orcu__store_release(&r->qs_seq, 0);
-		return true;
-	}
-	return false;
-}
 
 /* Point 2.  The fence orders the caller's earlier stores (the unlink it
  * wants a GP for) before its read of gp_seq; pairs with the full barrier

@@ -173,6 +173,10 @@ struct orcu__tls {
 	int library_thread;   /* 1 in orcu-* threads */
 	int library_slot;     /* the slot a follower/leader posts to */
 	struct orcu__slot *invoking_slot;  /* the slot whose chain this thread invokes */
+	/* This thread runs GPs right now (a stall handler it calls must not
+	 * wait for a GP: that one would be its own).  Set by gp.c, read by
+	 * orcu__gp_check_caller(). */
+	int gp_owning;
 };
 extern __thread struct orcu__tls orcu__tls;
 
@@ -263,6 +267,9 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns);
 void orcu__registry_after_fork_child(void);
 bool orcu__registry_has_readers(void);
 bool orcu__qsbr_enter_for_callbacks(void);
+/* Misuse checks of a caller about to wait for a GP or for callbacks. */
+void orcu__gp_check_caller(const char *call);
+bool orcu__qsbr_offline_for_wait(void);
 void orcu__qsbr_leave_for_callbacks(bool entered);
 void orcu__membarrier_init(void);
 void orcu__membarrier_master(void);
@@ -288,8 +295,6 @@ uint64_t orcu__gp_thread_cpu_ns(void);
 int orcu__gp_start_thread(void);
 void orcu__gp_stop_thread(void);
 void orcu__gp_after_fork_child(void);
-void orcu__gp_check_caller(const char *call);
-bool orcu__qsbr_offline_for_wait(void);
 
 /* slot.c */
 void orcu__slot_init(struct orcu__slot *s, int cpu);

@@ -303,6 +303,32 @@ void orcu_thread_offline(void)
 	}
 }
 
+/* The checks every waiting call (orcu_synchronize*, orcu_barrier, ...)
+ * makes of its caller. */
+void orcu__gp_check_caller(const char *call)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (orcu__unlikely(r->in_callback))
+		orcu__misuse(call, "called from inside an orcu callback (would wait for itself)");
+	if (orcu__unlikely(orcu__tls.gp_owning))
+		orcu__misuse(call, "called from a stall handler, inside the grace period it reports (would wait for itself)");
+	if (orcu__unlikely(orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK))
+		orcu__misuse(call, "called inside a read-side critical section (would deadlock)");
+}
+
+/* A qsbr thread that waits must not hold the GP it waits for. */
+bool orcu__qsbr_offline_for_wait(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (r->kind == ORCU__KIND_QSBR && orcu__load_relaxed(&r->qs_seq) != 0) {
+		orcu__store_release(&r->qs_seq, 0);
+		return true;
+	}
+	return false;
+}
+
 /* A waiting thread that invokes callbacks itself (barrier.c) must be in a
  * context a GP waits for: an offline qsbr thread comes online around the
  * invocation.  Returns true if it did; orcu__qsbr_leave_for_callbacks()
