@@ -259,6 +259,19 @@ void orcu__retry_threads(void);    /* degraded or stopped: start what is missing
 void orcu__ensure_init(void);      /* slots exist (no threads) */
 int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
 
+/* postcheck.c: the double-post set; calls os.c and config.c. */
+/* -1 not yet decided, 0 off, 1 on: the double-post set is kept (decided
+ * once, at the first post, by orcu__double_call_enabled(); read by every
+ * invoker before it calls the forget). */
+ORCU__HIDDEN extern _Atomic int orcu__check_calls;
+bool orcu__double_call_enabled(void);
+/* Aborts, naming call, if h is already in the set; else adds it. */
+void orcu__double_call_check(struct orcu_head *h, const char *call);
+void orcu__double_call_forget(struct orcu_head *h);
+void orcu__double_call_fork_prepare(void);
+void orcu__double_call_fork_parent(void);
+void orcu__double_call_fork_child(void);
+
 /* registry.c */
 void orcu__registry_lock(void);
 void orcu__registry_unlock(void);
@@ -317,13 +330,6 @@ struct orcu__slot *orcu__pick_online_slot(int avoid);
 /* call.c */
 void orcu__inline_poll(void);
 void orcu__flush_lazy_all(void);
-/* -1 not yet decided, 0 off, 1 on: the double-post set is kept (written
- * once by call.c, read by every invoker before it calls the forget). */
-ORCU__HIDDEN extern _Atomic int orcu__check_calls;
-void orcu__double_call_forget(struct orcu_head *h);
-void orcu__call_fork_prepare(void);
-void orcu__call_fork_parent(void);
-void orcu__call_fork_child(void);
 
 /* nocb.c */
 void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);

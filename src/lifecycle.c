@@ -177,7 +177,7 @@ static void fork_prepare(void)
 		for (int i = 0; i < orcu__g.nr_possible; i++)
 			pthread_mutex_lock(&orcu__g.slots[i].cb_lock);
 	orcu__registry_lock();
-	orcu__call_fork_prepare();
+	orcu__double_call_fork_prepare();
 }
 
 static void unlock_slots(void)
@@ -189,7 +189,7 @@ static void unlock_slots(void)
 
 static void fork_parent(void)
 {
-	orcu__call_fork_parent();
+	orcu__double_call_fork_parent();
 	orcu__registry_unlock();
 	unlock_slots();
 	pthread_mutex_unlock(&orcu__g.lock);
@@ -209,7 +209,7 @@ static void fork_child(void)
 		orcu__slots_after_fork_child();
 		orcu__nocb_after_fork_child();
 	}
-	orcu__call_fork_child();
+	orcu__double_call_fork_child();
 	orcu__registry_unlock();
 	unlock_slots();
 	orcu__gp_after_fork_child();
