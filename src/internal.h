@@ -320,6 +320,9 @@ void orcu__slot_serve(struct orcu__slot *s);
 void orcu__slots_serve_unattached(void);
 bool orcu__slot_needs_threads(struct orcu__slot *s);
 void orcu__slots_after_fork_child(void);
+/* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
+void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
+void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
 
 /* cpu.c */
 int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *nocbs);
@@ -332,12 +335,10 @@ void orcu__inline_poll(void);
 void orcu__flush_lazy_all(void);
 
 /* nocb.c */
-void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
 int orcu__nocb_spawn_slot(struct orcu__slot *s);      /* under orcu__g.lock */
 void orcu__nocb_request_stop(void);                   /* under orcu__g.lock */
 void orcu__nocb_join_all(void);                       /* without it */
 void orcu__nocb_forget_all(void);                     /* under it */
-void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
 void orcu__nocb_orphan_posted(void);
 void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who);
 void orcu__nocb_gp_done(unsigned long seq);  /* called by the GP thread */

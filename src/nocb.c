@@ -53,53 +53,6 @@ static bool flat(void)
 /* ------------------------------------------------------------------ */
 /* Wake-ups */
 
-void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
-{
-	if (force)
-		orcu__store_relaxed(&l->force, 1);
-	/* No thread yet: the callback stays queued and the leader's first
-	 * scan finds it (point 1 above). */
-	if (!orcu__load_acquire(&l->exists))
-		return;
-	if (orcu__g.nocb_poll && !force)
-		return;
-	/* Point 2.  A post was published by a seq_cst exchange of the queue
-	 * tail; a seq_cst load of `sleep` after it pairs with the seq_cst
-	 * store of `sleep` and the seq_cst re-scan in leader_sleep() (one
-	 * total order: one of us sees the other), with no fence on the
-	 * posting path.  A forced wake published `force` relaxed: it fences. */
-	if (force)
-		orcu__fence_seq_cst();
-	if (orcu__load_seq_cst(&l->sleep) && orcu__xchg_seq_cst(&l->sleep, 0)) {
-		orcu__count(enqueue_wakeups, 1);
-		orcu__trace1(leader_wake, l->first);
-		orcu__futex_wake(&l->sleep, 1);
-	}
-	if (force) {
-		orcu__fetch_add_seq_cst(&l->futex, 1);
-		orcu__futex_wake(&l->futex, 1);
-	}
-}
-
-/* Caller holds s->cb_lock and just made DONE non-empty for the slot's
- * threads: wake the follower, or the leader where there is no follower. */
-void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
-{
-	ORCU__ASSERT_HELD(&s->cb_lock);
-	if (!orcu__load_relaxed(&s->has_follower)) {
-		orcu__nocb_wake_leader(s->leader, true);
-		return;
-	}
-	/* follower_sleep is set under cb_lock by a follower that found no
-	 * work; we hold cb_lock, so it is asleep or will see our DONE. */
-	if (orcu__load_relaxed(&s->follower_sleep)) {
-		orcu__store_seq_cst(&s->follower_sleep, 0);
-		orcu__futex_wake(&s->follower_sleep, 1);
-		orcu__count(leader_wakeups, 1);
-		orcu__trace1(follower_wake, s->cpu);
-	}
-}
-
 /* Point 6: a callback landed on a slot without threads. */
 void orcu__nocb_orphan_posted(void)
 {
