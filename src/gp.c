@@ -130,6 +130,22 @@ static void gp_release(void)
 	gp_done_notify();
 }
 
+/* The one call that runs up the layers: the end of each GP, told to the
+ * callback layer (the leaders of nocb.c that wait for it).  lifecycle.c
+ * installs it when it configures the library, before any leader exists;
+ * NULL before that, when nobody can be waiting. */
+void (*_Atomic orcu__gp_ended_hook)(unsigned long seq);
+
+static void gp_ended(unsigned long cur)
+{
+	/* Relaxed: installed once, before the initialized flag every GP
+	 * runner acquires first (orcu__ensure_init()). */
+	void (*ended)(unsigned long seq) = orcu__load_relaxed(&orcu__gp_ended_hook);
+
+	if (ended)
+		ended(cur);
+}
+
 static void end_gp(unsigned long cur, uint64_t start)
 {
 	/* Pairs with the acquire loads of gp_seq in orcu__gp_drive(),
@@ -146,7 +162,7 @@ static void end_gp(unsigned long cur, uint64_t start)
 		orcu__trace2(gp_end, cur, end - start);
 	}
 	gp_done_notify();
-	orcu__nocb_gp_done(cur);
+	gp_ended(cur);
 }
 
 static void run_one_gp(unsigned long cur)

@@ -289,6 +289,9 @@ void orcu__membarrier_master(void);
 
 /* gp.c */
 extern _Atomic unsigned long orcu__gp_seq;
+/* Called with gp_seq at the end of every GP: set by lifecycle.c to
+ * orcu__nocb_gp_done(), the only call from gp.c up to the callback layer. */
+ORCU__HIDDEN extern void (*_Atomic orcu__gp_ended_hook)(unsigned long seq);
 /* Defined only by validation programs (orcu-torture, tests): nonzero makes
  * grace periods end without waiting for readers, the "busted" flavor the
  * torture oracle must catch.  Not defined by, nor exported from, the

@@ -13,12 +13,15 @@
 
 #include <errno.h>
 
-/* The configuration into orcu__g, then the slots. */
+/* The configuration into orcu__g, the GP-end hook, then the slots. */
 static int apply_conf(struct orcu__conf *c)
 {
 	int ret;
 
 	orcu__conf_apply(c);
+	/* Before any leader can wait for a GP end (gp.c reads it relaxed,
+	 * after acquiring `initialized`). */
+	orcu__store_relaxed(&orcu__gp_ended_hook, orcu__nocb_gp_done);
 	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
 	if (ret == 0)
 		orcu__store_release(&orcu__g.initialized, 1);
