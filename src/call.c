@@ -1,9 +1,11 @@
 /*
  * call.c - orcu_call() and orcu_call_lazy(): enqueue on the caller's slot,
  * flood control (hurry past ORCU_QHIMARK, a bounded delay past ORCU_QMAX,
- * the explicit orcu_wait_backlog()), lazy holding, the double-post check,
- * and inline invocation by application threads at their quiescent points.
- * Calls cpu.c for the slot, slot.c to invoke, nocb.c to wake a leader.
+ * the explicit orcu_wait_backlog()), lazy holding, the double-post check
+ * (postcheck.c), and inline invocation by application threads at their
+ * quiescent points.  Calls cpu.c for the slot, mpsc.c to enqueue, slot.c to
+ * invoke and wake a leader, nocb.c for orphans, postcheck.c, registry.c for
+ * the caller's checks, lifecycle.c to start, and os.c.
  *
  * orcu_call() never waits for callbacks to make progress: its caller may
  * hold a lock that its callbacks take (as with the kernel's and liburcu's

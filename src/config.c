@@ -3,7 +3,7 @@
  * read into one record (struct orcu__conf), the topology read from sysfs,
  * boolean variables, and the cap on library threads.  One table describes
  * every numeric knob.  Calls os.c and cpulist.c; used by lifecycle.c, and
- * by call.c, registry.c and nocb.c for a boolean variable or the cap.
+ * by registry.c, postcheck.c and nocb.c for a boolean variable or the cap.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -2,7 +2,8 @@
  * cpu.c - the CPU model: possible slots, online and offloaded sets, the
  * virtual topology, which slot the calling thread posts to, hotplug
  * (orcu_cpu_online/offline) and run-time (de)offloading.  Calls nocb.c to
- * spawn a slot's threads and call.c to move callbacks between slots.
+ * spawn a slot's threads, slot.c to set slots up, move callbacks between
+ * them and wake leaders, lifecycle.c to start, and os.c.
  *
  * Threads exist only for online slots: a slot's follower (and its group's
  * leader, if the group had none) is spawned when the slot first comes

@@ -2,7 +2,7 @@
  * cpulist.h - CPU-set bitmaps and the strict parsers of orcu's configuration
  * strings: kernel cpulists, the ORCU_CPUS topology and numeric knobs.
  * Owns no state; every function is thread-safe and prints nothing, so the
- * caller (init.c) turns an error into exactly one line naming the variable.
+ * caller (config.c) turns an error into exactly one line naming the variable.
  */
 #ifndef ORCU_CPULIST_H
 #define ORCU_CPULIST_H
@@ -79,7 +79,7 @@ int orcu__cpulist_max(const char *text, char *err, size_t errlen);
 int orcu__parse_cpus_spec(const char *text, int *possible, uint64_t **online_out,
 			  char *err, size_t errlen);
 
-/* The same, also telling whether the text named online= (see init.c for
+/* The same, also telling whether the text named online= (see config.c for
  * what a topology without it means); online_given may be NULL. */
 int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **online_out,
 				bool *online_given, char *err, size_t errlen);

@@ -1,8 +1,10 @@
 /*
  * gp.c - the grace-period engine: who runs a GP (the GP thread, or any
  * thread that must wait for one), the request protocol, orcu_synchronize*,
- * and the polled API.  Calls registry.c for the reader wait and nocb.c to
- * wake the leaders a GP served.
+ * and the polled API.  Calls registry.c for the reader wait, slot.c (the
+ * GP thread serves slots nobody else does), barrier.c (no batching while a
+ * barrier waits), lifecycle.c (lazy start) and os.c; tells nocb.c each GP
+ * end through orcu__gp_ended_hook, the one call up the layers.
  *
  * Why it is safe.
  *  1. orcu__gp_seq moves even -> odd (GP started) -> even (GP ended), and

@@ -1,11 +1,22 @@
 /*
  * internal.h - the records shared between orcu's modules: the global state,
  * the per-slot record, the leader record, and the internal calls each module
- * offers the others.  Modules: registry.c (readers, reader wait and wake),
- * gp.c (GP engine), slot.c (one slot's list operations and invocation),
- * cpu.c (slots, topology), call.c (enqueue, inline polls, flood, lazy),
- * nocb.c (leaders and followers), barrier.c, stats.c, init.c (config,
- * lifetime, fork), compat.c and urcu_flavor.c (the liburcu layers).
+ * offers the others.  Modules, bottom up (each calls those below it):
+ *   leaves: cpulist.c (parsers), cblist.c, mpsc.c, delay.c;
+ *   os.c (messages, clock, futexes, library threads, the shared records);
+ *   config.c (cfg and ORCU_* into a record, thread cap), postcheck.c
+ *   (the double-post set);
+ *   registry.c (readers, reader wait and wake, caller checks);
+ *   gp.c (GP engine); slot.c (one slot's list operations, invocation, the
+ *   wakes of leaders and followers);
+ *   nocb.c (leaders and followers) <- cpu.c (slots, topology, hotplug) <-
+ *   call.c (enqueue, inline polls, flood, lazy) and barrier.c;
+ *   lifecycle.c (init, lazy start, shutdown, fork);
+ *   stats.c, compat.c and urcu_flavor.c (the liburcu layers) on top.
+ * Calls that still run upward: gp.c's GP end to nocb.c through
+ * orcu__gp_ended_hook; lazy start (orcu__ensure_*, orcu__retry_threads)
+ * into lifecycle.c; registry.c's inline polls (call.c); gp.c's
+ * orcu__barrier_in_progress() and orcu__slots_serve_unattached().
  * Nothing here is part of the public API.
  */
 #ifndef ORCU_INTERNAL_H

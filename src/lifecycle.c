@@ -1,10 +1,12 @@
 /*
  * lifecycle.c - the library's lifetime: orcu_init(), the lazy start of
  * the slots and threads on first use (and their retry when degraded),
- * orcu_shutdown() and fork.  The top of the library: calls config.c, then
- * every module's setup, start, stop and after-fork entry points; installs
- * nothing that lower modules call back, and is called by them only to make
- * sure the library is up (orcu__ensure_init/_started, orcu__retry_threads).
+ * orcu_shutdown() and fork.  The top of the library: calls config.c, os.c,
+ * then the setup, start, stop and after-fork entry points of cpu.c, gp.c,
+ * nocb.c, slot.c, registry.c, barrier.c and postcheck.c, and installs
+ * gp.c's GP-end hook.  Lower modules call it only to have the library up
+ * (orcu__ensure_init/_started from registry.c, gp.c, cpu.c, call.c and
+ * barrier.c; orcu__retry_threads from barrier.c and nocb.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

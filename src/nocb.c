@@ -2,8 +2,11 @@
  * nocb.c - callback offloading: one leader thread (orcu-og/N) per group of
  * ORCU_NOCB_STRIDE slots and one follower (orcu-oc/N) per online slot;
  * spawning (only for online slots), the leader's sleep/wake protocol,
- * polling mode, takeover of inline slots.  Calls call.c to invoke and gp.c
- * to request grace periods.
+ * polling mode, takeover of inline slots.  Calls slot.c to invoke, move
+ * callbacks and wake, gp.c to request grace periods, cblist.c, mpsc.c,
+ * config.c for the thread cap, lifecycle.c to retry threads, and os.c.
+ * gp.c tells it each GP end through orcu__gp_ended_hook (lifecycle.c sets
+ * it to orcu__nocb_gp_done()).
  *
  * Why no callback is left behind.
  *  1. A leader's `sleep` flag is zero when the leader is awake, and the

@@ -2,7 +2,7 @@
  * postcheck.c - the double-post check of ORCU_CHECK_CALLS: the set of heads
  * posted and not yet invoked.  call.c adds a head at each post (and aborts
  * on one already there), slot.c removes it before invoking it, lifecycle.c
- * takes its lock around fork.  Calls os.c and config.c only.
+ * takes its lock around fork.  Calls config.c only (ORCU_CHECK_CALLS).
  */
 #include "internal.h"
 

@@ -2,7 +2,10 @@
  * registry.c - reader records: registration (memb and qsbr, idempotent),
  * automatic unregistration at thread exit, the qsbr quiescent-state calls,
  * the read-side slow paths, and the reader wait at the heart of a grace
- * period, with stall reports.  Calls init.c helpers and gp.c's state.
+ * period, with stall reports, and the checks of a caller about to wait.
+ * Calls os.c, config.c (ORCU_NO_MEMBARRIER), call.c (inline polls at
+ * quiescent points) and lifecycle.c (start at registration); reads gp.c's
+ * state.
  *
  * Why a grace period is safe (memb readers).  A reader's outermost lock
  * copies orcu__gp_ctr (phase | 1) into its ctr; its unlock stores 0.  Both

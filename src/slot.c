@@ -3,8 +3,10 @@
  * moving posted callbacks into the segmented list, moving a slot's
  * callbacks to another slot, invoking ready callbacks (one invoker at a
  * time, in FIFO order, with no lock held while user code runs), serving a
- * slot from a waiting thread, and repairing slots in a fork child.  Calls
- * gp.c (a waiter drives GPs), registry.c (qsbr context), nocb.c (wakes).
+ * slot from a waiting thread, repairing slots in a fork child, and the
+ * waking side of nocb.c's sleep protocol.  Calls gp.c (a waiter drives
+ * GPs), registry.c (qsbr context), cblist.c, mpsc.c, postcheck.c (forget)
+ * and os.c.
  *
  * Why each callback runs once, in order, and none is lost.
  *  1. Callbacks enter the list, are tagged, advanced, moved and taken
