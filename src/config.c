@@ -374,7 +374,8 @@ enum knob_store { STORE_LONG, STORE_INT, STORE_POSITIVE };  /* POSITIVE: value >
 
 struct knob_row {
 	const char *env;                /* ORCU_X; the cfg field's name is env + 5 */
-	int cfg_off, cfg_size;          /* field of struct orcu_config; size 0: none */
+	int cfg_off;                    /* field of struct orcu_config */
+	enum { NO_FIELD, INT_FIELD, LONG_FIELD } cfg_type;
 	long min, max;                  /* max 0: the number of possible slots */
 	long def;                       /* the default, unless default_of is set */
 	long (*default_of)(const struct orcu__conf *c);
@@ -385,8 +386,8 @@ struct knob_row {
 };
 
 #define CFG(f) (int)offsetof(struct orcu_config, f), \
-	(int)sizeof(((struct orcu_config *)0)->f)
-#define NO_CFG 0, 0
+	_Generic(((struct orcu_config *)0)->f, int: INT_FIELD, long: LONG_FIELD)
+#define NO_CFG 0, NO_FIELD
 #define G(f) offsetof(struct orcu__global, f)
 
 static const struct knob_row knobs[ORCU__NR_KNOBS] = {
@@ -425,11 +426,14 @@ static long cfg_value(const struct orcu_config *cfg, const struct knob_row *k)
 {
 	const char *p = (const char *)cfg + k->cfg_off;
 
-	if (k->cfg_size == sizeof(int))
+	switch (k->cfg_type) {
+	case INT_FIELD:
 		return *(const int *)p;
-	if (k->cfg_size == sizeof(long))
+	case LONG_FIELD:
 		return *(const long *)p;
-	return 0;
+	default:
+		return 0;
+	}
 }
 
 /* Every row of knobs[], in order; stops at the first bad cfg value. */
