@@ -11,7 +11,7 @@
  *
  * Proctype  <->  C function it mirrors
  *   enqueuer     orcu_call() -> enqueue() (src/call.c), then
- *                nocb_wake_leader() (src/nocb.c)
+ *                orcu__nocb_wake_leader() (src/slot.c)
  *   leader       nocb_leader_main() (src/nocb.c)
  *   follower     nocb_follower_main() (src/nocb.c): invoke handed-over callbacks
  *   gp_thread    the GP thread (src/gp.c), abstracted to "a GP ends when asked"

@@ -1,7 +1,9 @@
 /*
  * barrier.c - orcu_barrier() and orcu_drain(): wait until every callback
- * posted before the call has been invoked.  Calls call.c to move
- * callbacks, nocb.c to wake leaders, cpu.c to pick an adopting slot.
+ * posted before the call has been invoked.  Calls slot.c to move
+ * callbacks, serve slots and wake leaders, nocb.c to adopt orphans, cpu.c
+ * to pick an adopting slot, cblist.c to entrain markers, registry.c for
+ * the caller's checks, lifecycle.c to start threads, and os.c.
  *
  * Why it is right.  A slot's callbacks are invoked in posting order (one
  * invoker at a time, FIFO list), so one marker entrained behind a slot's
@@ -236,7 +238,7 @@ int orcu_drain(long timeout_ms)
 	return ret;
 }
 
-/* fork (init.c): a barrier_lock held by another thread at fork time would
+/* fork (lifecycle.c): a barrier_lock held by another thread at fork time would
  * never be released in the child, where only the forking thread exists.
  * Taken first in fork_prepare (barrier_start takes orcu__g.lock and the
  * slot locks inside it), so no barrier is half-started across the fork;

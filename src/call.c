@@ -1,9 +1,11 @@
 /*
  * call.c - orcu_call() and orcu_call_lazy(): enqueue on the caller's slot,
  * flood control (hurry past ORCU_QHIMARK, a bounded delay past ORCU_QMAX,
- * the explicit orcu_wait_backlog()), lazy holding, the double-post check,
- * and inline invocation by application threads at their quiescent points.
- * Calls cpu.c for the slot, slot.c to invoke, nocb.c to wake a leader.
+ * the explicit orcu_wait_backlog()), lazy holding, the double-post check
+ * (postcheck.c), and inline invocation by application threads at their
+ * quiescent points.  Calls cpu.c for the slot, mpsc.c to enqueue, slot.c to
+ * invoke and wake a leader, nocb.c for orphans, postcheck.c, registry.c for
+ * the caller's checks, lifecycle.c to start, and os.c.
  *
  * orcu_call() never waits for callbacks to make progress: its caller may
  * hold a lock that its callbacks take (as with the kernel's and liburcu's
@@ -17,79 +19,8 @@
 #include "trace.h"
 
 #include <errno.h>
-#include <search.h>
 #include <string.h>
 #include <time.h>
-
-/* ------------------------------------------------------------------ */
-/* Double-post check: a set of pending heads.  Always on in ORCU_DEBUG
- * builds; elsewhere with ORCU_CHECK_CALLS=1 (it costs a lock per call). */
-
-static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *pending_set;
-/* -1 until first use; racing first users compute the same value. */
-_Atomic int orcu__check_calls = -1;
-
-static int cmp_ptr(const void *a, const void *b)
-{
-	return (a > b) - (a < b);
-}
-
-static bool check_calls_enabled(void)
-{
-	int on = orcu__load_relaxed(&orcu__check_calls);
-
-	if (orcu__unlikely(on < 0)) {
-#ifdef ORCU_DEBUG
-		on = 1;
-#else
-		on = orcu__env_bool("ORCU_CHECK_CALLS", 0);
-#endif
-		orcu__store_relaxed(&orcu__check_calls, on);
-	}
-	return on;
-}
-
-static void double_call_check(struct orcu_head *h, const char *call)
-{
-	void **found;
-
-	pthread_mutex_lock(&pending_lock);
-	found = tfind(h, &pending_set, cmp_ptr);
-	if (found) {
-		pthread_mutex_unlock(&pending_lock);
-		fprintf(stderr, "orcu: %s: callback head %p posted twice while still pending (function %p)\n",
-			call, (void *)h, (void *)(uintptr_t)h->func);
-		abort();
-	}
-	tsearch(h, &pending_set, cmp_ptr);
-	pthread_mutex_unlock(&pending_lock);
-}
-
-void orcu__double_call_forget(struct orcu_head *h)
-{
-	if (orcu__load_relaxed(&orcu__check_calls) <= 0)
-		return;
-	pthread_mutex_lock(&pending_lock);
-	tdelete(h, &pending_set, cmp_ptr);
-	pthread_mutex_unlock(&pending_lock);
-}
-
-/* fork (lifecycle): the double-post set's lock, taken last. */
-void orcu__call_fork_prepare(void)
-{
-	pthread_mutex_lock(&pending_lock);
-}
-
-void orcu__call_fork_parent(void)
-{
-	pthread_mutex_unlock(&pending_lock);
-}
-
-void orcu__call_fork_child(void)
-{
-	pthread_mutex_unlock(&pending_lock);
-}
 
 /* ------------------------------------------------------------------ */
 /* Inline slots: an application thread at a quiescent point runs a batch. */
@@ -200,8 +131,9 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 	if (orcu__unlikely(!h || !func))
 		orcu__misuse(call, !h ? "NULL head" : "NULL callback function");
 	orcu__ensure_started();
-	if (orcu__unlikely(check_calls_enabled()))
-		double_call_check(h, call);
+	if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) != 0 &&
+			   orcu__double_call_enabled()))
+		orcu__double_call_check(h, call);
 	s = orcu__current_slot();
 	h->func = func;
 	orcu__delay(ORCU__DELAY_ENQUEUE);

@@ -2,7 +2,8 @@
  * cpu.c - the CPU model: possible slots, online and offloaded sets, the
  * virtual topology, which slot the calling thread posts to, hotplug
  * (orcu_cpu_online/offline) and run-time (de)offloading.  Calls nocb.c to
- * spawn a slot's threads and call.c to move callbacks between slots.
+ * spawn a slot's threads, slot.c to set slots up, move callbacks between
+ * them and wake leaders, lifecycle.c to start, and os.c.
  *
  * Threads exist only for online slots: a slot's follower (and its group's
  * leader, if the group had none) is spawned when the slot first comes
@@ -71,24 +72,6 @@ int orcu__cpu_start_slots(void)
 			ret = err;
 	}
 	return ret;
-}
-
-void orcu__set_housekeeping_affinity(void)
-{
-	cpu_set_t set;
-	int n = 0;
-
-	if (!orcu__g.housekeeping)
-		return;
-	CPU_ZERO(&set);
-	for (int i = 0; i < CPU_SETSIZE; i++)
-		if (orcu__bit_test(orcu__g.housekeeping, i)) {
-			CPU_SET(i, &set);
-			n++;
-		}
-	if (n && sched_setaffinity(0, sizeof(set), &set) < 0)
-		orcu__warn("ORCU_HOUSEKEEPING: cannot move a library thread there: %s",
-			   strerror(errno));
 }
 
 /* A slot seen for the first time with a thread running on it comes online. */

@@ -2,7 +2,7 @@
  * cpulist.h - CPU-set bitmaps and the strict parsers of orcu's configuration
  * strings: kernel cpulists, the ORCU_CPUS topology and numeric knobs.
  * Owns no state; every function is thread-safe and prints nothing, so the
- * caller (init.c) turns an error into exactly one line naming the variable.
+ * caller (config.c) turns an error into exactly one line naming the variable.
  */
 #ifndef ORCU_CPULIST_H
 #define ORCU_CPULIST_H
@@ -72,7 +72,7 @@ int orcu__cpulist_max(const char *text, char *err, size_t errlen);
  * "possible=16,online=0-3,8" gives online "0-3,8".  possible is required,
  * 1..ORCU__MAX_POSSIBLE; without online= the parser reports every
  * possible CPU online (the configuration narrows that to the real online
- * CPUs: *online_given says whether the text named online=, see init.c for
+ * CPUs: *online_given says whether the text named online=, see config.c for
  * what a topology without it means; online_given may be NULL).  On success
  * *online_out is a malloc'ed bitmap of ORCU__BITMAP_WORDS(*possible) words
  * the caller frees; on error neither output is written.

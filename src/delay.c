@@ -2,7 +2,8 @@
  * delay.c - debug delay hooks that widen race windows (GP start and end,
  * the leader's sleep path, the barrier, the enqueue path) and the other
  * validation hooks of <orcu/debug.h>.  Switched on by orcu-torture; when
- * off, each hook costs one relaxed load.  Touches only its own state.
+ * off, each hook costs one relaxed load.  Touches only its own state;
+ * calls os.c for the clock.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,8 +1,10 @@
 /*
  * gp.c - the grace-period engine: who runs a GP (the GP thread, or any
  * thread that must wait for one), the request protocol, orcu_synchronize*,
- * and the polled API.  Calls registry.c for the reader wait and nocb.c to
- * wake the leaders a GP served.
+ * and the polled API.  Calls registry.c for the reader wait, slot.c (the
+ * GP thread serves slots nobody else does), barrier.c (no batching while a
+ * barrier waits), lifecycle.c (lazy start) and os.c; tells nocb.c each GP
+ * end through orcu__gp_ended_hook, the one call up the layers.
  *
  * Why it is safe.
  *  1. orcu__gp_seq moves even -> odd (GP started) -> even (GP ended), and
@@ -102,10 +104,6 @@ static void gp_done_notify(void)
 		orcu__count(gp_wakeups, 1);
 }
 
-/* This thread runs GPs right now (a stall handler it calls must not wait
- * for a GP: that one would be its own). */
-static __thread int gp_owning;
-
 static bool gp_try_own(void)
 {
 	int free_ = 0;
@@ -114,16 +112,32 @@ static bool gp_try_own(void)
 	 * registry counters) is visible to us.  Pairs with gp_release(). */
 	if (!orcu__cas_acq_rel(&gp_owner, &free_, 1))
 		return false;
-	gp_owning = 1;
+	orcu__tls.gp_owning = 1;
 	return true;
 }
 
 static void gp_release(void)
 {
-	gp_owning = 0;
+	orcu__tls.gp_owning = 0;
 	orcu__store_seq_cst(&gp_owner, 0);
 	/* Waiters that need a later GP than the one we ran may take over. */
 	gp_done_notify();
+}
+
+/* The one call that runs up the layers: the end of each GP, told to the
+ * callback layer (the leaders of nocb.c that wait for it).  lifecycle.c
+ * installs it when it configures the library, before any leader exists;
+ * NULL before that, when nobody can be waiting. */
+void (*_Atomic orcu__gp_ended_hook)(unsigned long seq);
+
+static void gp_ended(unsigned long cur)
+{
+	/* Relaxed: installed once, before the initialized flag every GP
+	 * runner acquires first (orcu__ensure_init()). */
+	void (*ended)(unsigned long seq) = orcu__load_relaxed(&orcu__gp_ended_hook);
+
+	if (ended)
+		ended(cur);
 }
 
 static void end_gp(unsigned long cur, uint64_t start)
@@ -142,7 +156,7 @@ static void end_gp(unsigned long cur, uint64_t start)
 		orcu__trace2(gp_end, cur, end - start);
 	}
 	gp_done_notify();
-	orcu__nocb_gp_done(cur);
+	gp_ended(cur);
 }
 
 static void run_one_gp(unsigned long cur)
@@ -361,30 +375,6 @@ void orcu__gp_after_fork_child(void)
 
 /* ------------------------------------------------------------------ */
 /* Public updater API */
-
-void orcu__gp_check_caller(const char *call)
-{
-	struct orcu__reader *r = &orcu__reader;
-
-	if (orcu__unlikely(r->in_callback))
-		orcu__misuse(call, "called from inside an orcu callback (would wait for itself)");
-	if (orcu__unlikely(gp_owning))
-		orcu__misuse(call, "called from a stall handler, inside the grace period it reports (would wait for itself)");
-	if (orcu__unlikely(orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK))
-		orcu__misuse(call, "called inside a read-side critical section (would deadlock)");
-}
-
-/* A qsbr thread that waits must not hold the GP it waits for. */
-bool orcu__qsbr_offline_for_wait(void)
-{
-	struct orcu__reader *r = &orcu__reader;
-
-	if (r->kind == ORCU__KIND_QSBR && orcu__load_relaxed(&r->qs_seq) != 0) {
-		orcu__store_release(&r->qs_seq, 0);
-		return true;
-	}
-	return false;
-}
 
 /* Point 2.  The fence orders the caller's earlier stores (the unlink it
  * wants a GP for) before its read of gp_seq; pairs with the full barrier

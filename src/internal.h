@@ -1,11 +1,22 @@
 /*
  * internal.h - the records shared between orcu's modules: the global state,
  * the per-slot record, the leader record, and the internal calls each module
- * offers the others.  Modules: registry.c (readers, reader wait and wake),
- * gp.c (GP engine), slot.c (one slot's list operations and invocation),
- * cpu.c (slots, topology), call.c (enqueue, inline polls, flood, lazy),
- * nocb.c (leaders and followers), barrier.c, stats.c, init.c (config,
- * lifetime, fork), compat.c and urcu_flavor.c (the liburcu layers).
+ * offers the others.  Modules, bottom up (each calls those below it):
+ *   leaves: cpulist.c (parsers), cblist.c, mpsc.c, delay.c;
+ *   os.c (messages, clock, futexes, library threads, the shared records);
+ *   config.c (cfg and ORCU_* into a record, thread cap), postcheck.c
+ *   (the double-post set);
+ *   registry.c (readers, reader wait and wake, caller checks);
+ *   gp.c (GP engine); slot.c (one slot's list operations, invocation, the
+ *   wakes of leaders and followers);
+ *   nocb.c (leaders and followers) <- cpu.c (slots, topology, hotplug) <-
+ *   call.c (enqueue, inline polls, flood, lazy) and barrier.c;
+ *   lifecycle.c (init, lazy start, shutdown, fork);
+ *   stats.c, compat.c and urcu_flavor.c (the liburcu layers) on top.
+ * Calls that still run upward: gp.c's GP end to nocb.c through
+ * orcu__gp_ended_hook; lazy start (orcu__ensure_*, orcu__retry_threads)
+ * into lifecycle.c; registry.c's inline polls (call.c); gp.c's
+ * orcu__barrier_in_progress() and orcu__slots_serve_unattached().
  * Nothing here is part of the public API.
  */
 #ifndef ORCU_INTERNAL_H
@@ -186,6 +197,10 @@ struct orcu__tls {
 	int library_thread;   /* 1 in orcu-* threads */
 	int library_slot;     /* the slot a follower/leader posts to */
 	struct orcu__slot *invoking_slot;  /* the slot whose chain this thread invokes */
+	/* This thread runs GPs right now (a stall handler it calls must not
+	 * wait for a GP: that one would be its own).  Set by gp.c, read by
+	 * orcu__gp_check_caller(). */
+	int gp_owning;
 };
 extern __thread struct orcu__tls orcu__tls;
 
@@ -205,7 +220,7 @@ ORCU__HIDDEN extern struct orcu__counters orcu__cnt;
 /* ------------------------------------------------------------------ */
 /* Cross-module calls. */
 
-/* init.c */
+/* os.c: the bottom layer, calls no other module. */
 /* The argument of every library thread's start routine; name first, so a
  * fault-injection test can tell which thread is being created. */
 struct orcu__spawn_arg {
@@ -213,19 +228,43 @@ struct orcu__spawn_arg {
 	void *(*fn)(void *);
 	void *arg;
 };
+/* Degraded mode: how long after a failed thread creation to try again. */
+#define ORCU__RETRY_NS (1000 * 1000000ull)
 void *orcu__spawn_trampoline(void *p);
-void orcu__retry_threads(void);    /* degraded or stopped: start what is missing */
 void orcu__die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void orcu__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void orcu__misuse(const char *call, const char *what) __attribute__((noreturn));
-void orcu__ensure_init(void);      /* slots exist (no threads) */
-int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
 uint64_t orcu__now_ns(void);
 int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg);
+void orcu__set_housekeeping_affinity(void);
 void orcu__assert_held(pthread_mutex_t *m, const char *file, int line, const char *what);
 int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns);
-int orcu__futex_wait_int(_Atomic int *addr, int val, int64_t timeout_ns);
 void orcu__futex_wake(void *addr, int n);
+extern orcu_stall_handler_t orcu__stall_handler;
+extern void *orcu__stall_arg;
+
+/* config.c: calls os.c and cpulist.c. */
+/* The numeric knobs, in the order config.c reads them. */
+enum orcu__knob {
+	ORCU__KNOB_STRIDE, ORCU__KNOB_POLL, ORCU__KNOB_QHIMARK, ORCU__KNOB_QLOWMARK,
+	ORCU__KNOB_QMAX, ORCU__KNOB_LAZY_MS, ORCU__KNOB_LAZY_MAX, ORCU__KNOB_STALL_MS,
+	ORCU__KNOB_TAKEOVER_MS, ORCU__KNOB_BATCH, ORCU__KNOB_GP_BATCH_US,
+	ORCU__KNOB_MAX_THREADS, ORCU__NR_KNOBS
+};
+/* One configuration, read but not yet applied. */
+struct orcu__conf {
+	int nr_possible;
+	uint64_t *online;       /* [nr_possible] */
+	uint64_t *nocbs;        /* [nr_possible] */
+	uint64_t *housekeeping; /* [CPU_SETSIZE] real CPUs, or NULL */
+	long knob[ORCU__NR_KNOBS];
+};
+/* cfg (NULL: none) and the environment into *c; 0, or -EINVAL (a bad cfg
+ * value, one line said) or -ENOMEM, and then *c holds nothing. */
+int orcu__conf_build(const struct orcu_config *cfg, struct orcu__conf *c);
+/* Under orcu__g.lock: the knobs and housekeeping set into orcu__g. */
+void orcu__conf_apply(struct orcu__conf *c);
+void orcu__conf_free(struct orcu__conf *c);
 /* Before creating a leader or follower (under orcu__g.lock): true if one
  * more library thread stays within ORCU_MAX_THREADS, counting the GP
  * thread, leaders_alive + followers_alive (or threads_alive if larger).
@@ -236,8 +275,25 @@ bool orcu__thread_budget_ok(void);
  * gives def and one line naming the variable and the text (once per
  * variable for ORCU_NO_MEMBARRIER and ORCU_CHECK_CALLS). */
 int orcu__env_bool(const char *name, int def);
-extern orcu_stall_handler_t orcu__stall_handler;
-extern void *orcu__stall_arg;
+
+/* lifecycle.c: the top layer, calls every module; called by the others
+ * only to make sure the library is up. */
+void orcu__retry_threads(void);    /* degraded or stopped: start what is missing */
+void orcu__ensure_init(void);      /* slots exist (no threads) */
+int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
+
+/* postcheck.c: the double-post set; calls os.c and config.c. */
+/* -1 not yet decided, 0 off, 1 on: the double-post set is kept (decided
+ * once, at the first post, by orcu__double_call_enabled(); read by every
+ * invoker before it calls the forget). */
+ORCU__HIDDEN extern _Atomic int orcu__check_calls;
+bool orcu__double_call_enabled(void);
+/* Aborts, naming call, if h is already in the set; else adds it. */
+void orcu__double_call_check(struct orcu_head *h, const char *call);
+void orcu__double_call_forget(struct orcu_head *h);
+void orcu__double_call_fork_prepare(void);
+void orcu__double_call_fork_parent(void);
+void orcu__double_call_fork_child(void);
 
 /* registry.c */
 void orcu__registry_lock(void);
@@ -247,12 +303,18 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns);
 void orcu__registry_after_fork_child(void);
 bool orcu__registry_has_readers(void);
 bool orcu__qsbr_enter_for_callbacks(void);
+/* Misuse checks of a caller about to wait for a GP or for callbacks. */
+void orcu__gp_check_caller(const char *call);
+bool orcu__qsbr_offline_for_wait(void);
 void orcu__qsbr_leave_for_callbacks(bool entered);
 void orcu__membarrier_init(void);
 void orcu__membarrier_master(void);
 
 /* gp.c */
 extern _Atomic unsigned long orcu__gp_seq;
+/* Called with gp_seq at the end of every GP: set by lifecycle.c to
+ * orcu__nocb_gp_done(), the only call from gp.c up to the callback layer. */
+ORCU__HIDDEN extern void (*_Atomic orcu__gp_ended_hook)(unsigned long seq);
 /* Defined only by validation programs (orcu-torture, tests): nonzero makes
  * grace periods end without waiting for readers, the "busted" flavor the
  * torture oracle must catch.  Not defined by, nor exported from, the
@@ -272,8 +334,6 @@ uint64_t orcu__gp_thread_cpu_ns(void);
 int orcu__gp_start_thread(void);
 void orcu__gp_stop_thread(void);
 void orcu__gp_after_fork_child(void);
-void orcu__gp_check_caller(const char *call);
-bool orcu__qsbr_offline_for_wait(void);
 
 /* slot.c */
 void orcu__slot_init(struct orcu__slot *s, int cpu);
@@ -286,32 +346,25 @@ void orcu__slot_serve(struct orcu__slot *s);
 void orcu__slots_serve_unattached(void);
 bool orcu__slot_needs_threads(struct orcu__slot *s);
 void orcu__slots_after_fork_child(void);
+/* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
+void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
+void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
 
 /* cpu.c */
 int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *nocbs);
 struct orcu__slot *orcu__current_slot(void);
 int orcu__cpu_start_slots(void);
 struct orcu__slot *orcu__pick_online_slot(int avoid);
-void orcu__set_housekeeping_affinity(void);
 
 /* call.c */
 void orcu__inline_poll(void);
 void orcu__flush_lazy_all(void);
-/* -1 not yet decided, 0 off, 1 on: the double-post set is kept (written
- * once by call.c, read by every invoker before it calls the forget). */
-ORCU__HIDDEN extern _Atomic int orcu__check_calls;
-void orcu__double_call_forget(struct orcu_head *h);
-void orcu__call_fork_prepare(void);
-void orcu__call_fork_parent(void);
-void orcu__call_fork_child(void);
 
 /* nocb.c */
-void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
 int orcu__nocb_spawn_slot(struct orcu__slot *s);      /* under orcu__g.lock */
 void orcu__nocb_request_stop(void);                   /* under orcu__g.lock */
 void orcu__nocb_join_all(void);                       /* without it */
 void orcu__nocb_forget_all(void);                     /* under it */
-void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
 void orcu__nocb_orphan_posted(void);
 void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who);
 void orcu__nocb_gp_done(unsigned long seq);  /* called by the GP thread */

@@ -3,7 +3,7 @@
  * orcu_call() enqueues on.  Producers never block and never take a lock:
  * one exchange of the tail, then a link.  The single consumer (whoever
  * holds the slot's cb_lock) takes the whole queue at once.  Touches nothing
- * but the queue.
+ * but the queue; calls os.c only to report a double post.
  *
  * Publication point: the seq_cst exchange of the tail.  Once it is done the
  * queue is non-empty (tail != &head) even if the link store is still to

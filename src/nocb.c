@@ -2,8 +2,11 @@
  * nocb.c - callback offloading: one leader thread (orcu-og/N) per group of
  * ORCU_NOCB_STRIDE slots and one follower (orcu-oc/N) per online slot;
  * spawning (only for online slots), the leader's sleep/wake protocol,
- * polling mode, takeover of inline slots.  Calls call.c to invoke and gp.c
- * to request grace periods.
+ * polling mode, takeover of inline slots.  Calls slot.c to invoke, move
+ * callbacks and wake, gp.c to request grace periods, cblist.c, mpsc.c,
+ * config.c for the thread cap, lifecycle.c to retry threads, and os.c.
+ * gp.c tells it each GP end through orcu__gp_ended_hook (lifecycle.c sets
+ * it to orcu__nocb_gp_done()).
  *
  * Why no callback is left behind.
  *  1. A leader's `sleep` state is ORCU__LEADER_AWAKE (zero) when the
@@ -56,55 +59,6 @@ static bool flat(void)
 
 /* ------------------------------------------------------------------ */
 /* Wake-ups */
-
-void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
-{
-	if (force)
-		orcu__store_relaxed(&l->force, 1);
-	/* No thread yet: the callback stays queued and the leader's first
-	 * scan finds it (point 1 above). */
-	if (!orcu__load_acquire(&l->exists))
-		return;
-	if (orcu__g.nocb_poll && !force)
-		return;
-	/* Point 2.  A post was published by a seq_cst exchange of the queue
-	 * tail; a seq_cst load of `sleep` after it pairs with the seq_cst
-	 * store of `sleep` and the fence in orcu__event_prepare() before the
-	 * seq_cst re-scan in leader_sleep() (one of us sees the other), with
-	 * no fence on the posting path.  A forced wake published `force`
-	 * relaxed: it fences, and notifies whatever the state (the leader
-	 * may wait for a GP, awake). */
-	if (force)
-		orcu__fence_seq_cst();
-	if (orcu__load_seq_cst(&l->sleep) == ORCU__LEADER_SLEEPING &&
-	    orcu__xchg_seq_cst(&l->sleep, ORCU__LEADER_AWAKE) == ORCU__LEADER_SLEEPING) {
-		orcu__count(enqueue_wakeups, 1);
-		orcu__trace1(leader_wake, l->first);
-		force = true;
-	}
-	if (force)
-		orcu__event_notify(&l->wake);
-}
-
-/* Caller holds s->cb_lock and just made DONE non-empty for the slot's
- * threads: wake the follower, or the leader where there is no follower. */
-void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
-{
-	ORCU__ASSERT_HELD(&s->cb_lock);
-	if (!orcu__load_relaxed(&s->has_follower)) {
-		orcu__nocb_wake_leader(s->leader, true);
-		return;
-	}
-	/* follower_sleep is set under cb_lock by a follower that found no
-	 * work; we hold cb_lock, so it is asleep or will see our DONE.  It
-	 * re-checks the state after preparing its event (follower_main()). */
-	if (orcu__load_relaxed(&s->follower_sleep) == ORCU__FOLLOWER_SLEEPING) {
-		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
-		orcu__event_notify(&s->follower_wake);
-		orcu__count(leader_wakeups, 1);
-		orcu__trace1(follower_wake, s->cpu);
-	}
-}
 
 /* Point 6: a callback landed on a slot without threads. */
 void orcu__nocb_orphan_posted(void)

@@ -2,7 +2,10 @@
  * registry.c - reader records: registration (memb and qsbr, idempotent),
  * automatic unregistration at thread exit, the qsbr quiescent-state calls,
  * the read-side slow paths, and the reader wait at the heart of a grace
- * period, with stall reports.  Calls init.c helpers and gp.c's state.
+ * period, with stall reports, and the checks of a caller about to wait.
+ * Calls os.c, config.c (ORCU_NO_MEMBARRIER), call.c (inline polls at
+ * quiescent points) and lifecycle.c (start at registration); reads gp.c's
+ * state.
  *
  * Why a grace period is safe (memb readers).  A reader's outermost lock
  * copies orcu__gp_ctr (phase | 1) into its ctr; its unlock stores 0.  Both
@@ -305,6 +308,32 @@ void orcu_thread_offline(void)
 		/* Release: reads of our last section are complete. */
 		qsbr_announce(r, 0);
 	}
+}
+
+/* The checks every waiting call (orcu_synchronize*, orcu_barrier, ...)
+ * makes of its caller. */
+void orcu__gp_check_caller(const char *call)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (orcu__unlikely(r->in_callback))
+		orcu__misuse(call, "called from inside an orcu callback (would wait for itself)");
+	if (orcu__unlikely(orcu__tls.gp_owning))
+		orcu__misuse(call, "called from a stall handler, inside the grace period it reports (would wait for itself)");
+	if (orcu__unlikely(orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK))
+		orcu__misuse(call, "called inside a read-side critical section (would deadlock)");
+}
+
+/* A qsbr thread that waits must not hold the GP it waits for. */
+bool orcu__qsbr_offline_for_wait(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (r->kind == ORCU__KIND_QSBR && orcu__load_relaxed(&r->qs_seq) != 0) {
+		orcu__store_release(&r->qs_seq, 0);
+		return true;
+	}
+	return false;
 }
 
 /* A waiting thread that invokes callbacks itself (barrier.c) must be in a

@@ -3,8 +3,10 @@
  * moving posted callbacks into the segmented list, moving a slot's
  * callbacks to another slot, invoking ready callbacks (one invoker at a
  * time, in FIFO order, with no lock held while user code runs), serving a
- * slot from a waiting thread, and repairing slots in a fork child.  Calls
- * gp.c (a waiter drives GPs), registry.c (qsbr context), nocb.c (wakes).
+ * slot from a waiting thread, repairing slots in a fork child, and the
+ * waking side of nocb.c's sleep protocol.  Calls gp.c (a waiter drives
+ * GPs), registry.c (qsbr context), cblist.c, mpsc.c, postcheck.c (forget)
+ * and os.c.
  *
  * Why each callback runs once, in order, and none is lost.
  *  1. Callbacks enter the list, are tagged, advanced, moved and taken
@@ -31,6 +33,60 @@
 #include "trace.h"
 
 #include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Wake-ups: the waking side of nocb.c's leader and follower sleep (its
+ * points 1 to 3), here because posters, invokers and hotplug all wake
+ * through them, and slot.c is below every one of those. */
+
+void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
+{
+	if (force)
+		orcu__store_relaxed(&l->force, 1);
+	/* No thread yet: the callback stays queued and the leader's first
+	 * scan finds it (nocb.c point 1). */
+	if (!orcu__load_acquire(&l->exists))
+		return;
+	if (orcu__g.nocb_poll && !force)
+		return;
+	/* Point 2.  A post was published by a seq_cst exchange of the queue
+	 * tail; a seq_cst load of `sleep` after it pairs with the seq_cst
+	 * store of `sleep` and the fence in orcu__event_prepare() before the
+	 * seq_cst re-scan in leader_sleep() (one of us sees the other), with
+	 * no fence on the posting path.  A forced wake published `force`
+	 * relaxed: it fences, and notifies whatever the state (the leader
+	 * may wait for a GP, awake). */
+	if (force)
+		orcu__fence_seq_cst();
+	if (orcu__load_seq_cst(&l->sleep) == ORCU__LEADER_SLEEPING &&
+	    orcu__xchg_seq_cst(&l->sleep, ORCU__LEADER_AWAKE) == ORCU__LEADER_SLEEPING) {
+		orcu__count(enqueue_wakeups, 1);
+		orcu__trace1(leader_wake, l->first);
+		force = true;
+	}
+	if (force)
+		orcu__event_notify(&l->wake);
+}
+
+/* Caller holds s->cb_lock and just made DONE non-empty for the slot's
+ * threads: wake the follower, or the leader where there is no follower. */
+void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
+{
+	ORCU__ASSERT_HELD(&s->cb_lock);
+	if (!orcu__load_relaxed(&s->has_follower)) {
+		orcu__nocb_wake_leader(s->leader, true);
+		return;
+	}
+	/* follower_sleep is set under cb_lock by a follower that found no
+	 * work; we hold cb_lock, so it is asleep or will see our DONE.  It
+	 * re-checks the state after preparing its event (follower_main()). */
+	if (orcu__load_relaxed(&s->follower_sleep) == ORCU__FOLLOWER_SLEEPING) {
+		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
+		orcu__event_notify(&s->follower_wake);
+		orcu__count(leader_wakeups, 1);
+		orcu__trace1(follower_wake, s->cpu);
+	}
+}
 
 void orcu__slot_init(struct orcu__slot *s, int cpu)
 {

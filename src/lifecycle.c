@@ -1,0 +1,232 @@
+/*
+ * lifecycle.c - the library's lifetime: orcu_init(), the lazy start of
+ * the slots and threads on first use (and their retry when degraded),
+ * orcu_shutdown() and fork.  The top of the library: calls config.c, os.c,
+ * then the setup, start, stop and after-fork entry points of cpu.c, gp.c,
+ * nocb.c, slot.c, registry.c, barrier.c and postcheck.c, and installs
+ * gp.c's GP-end hook.  Lower modules call it only to have the library up
+ * (orcu__ensure_init/_started from registry.c, gp.c, cpu.c, call.c and
+ * barrier.c; orcu__retry_threads from barrier.c and nocb.c).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+
+#include <errno.h>
+
+/* The configuration into orcu__g, the GP-end hook, then the slots. */
+static int apply_conf(struct orcu__conf *c)
+{
+	int ret;
+
+	orcu__conf_apply(c);
+	/* Before any leader can wait for a GP end (gp.c reads it relaxed,
+	 * after acquiring `initialized`). */
+	orcu__store_relaxed(&orcu__gp_ended_hook, orcu__nocb_gp_done);
+	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
+	if (ret == 0)
+		orcu__store_release(&orcu__g.initialized, 1);
+	return ret;
+}
+
+int orcu_init(const struct orcu_config *cfg)
+{
+	struct orcu__conf c;
+	int ret;
+
+	pthread_mutex_lock(&orcu__g.lock);
+	if (orcu__load_acquire(&orcu__g.initialized)) {
+		pthread_mutex_unlock(&orcu__g.lock);
+		orcu__warn("orcu_init: already initialised; call it before any other orcu call");
+		return -EBUSY;
+	}
+	ret = orcu__conf_build(cfg, &c);
+	if (ret == 0) {
+		ret = apply_conf(&c);
+		orcu__conf_free(&c);
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+	if (ret == 0)
+		ret = orcu__ensure_started();
+	return ret;
+}
+
+void orcu__ensure_init(void)
+{
+	struct orcu__conf c;
+
+	if (orcu__likely(orcu__load_acquire(&orcu__g.initialized)))
+		return;
+	pthread_mutex_lock(&orcu__g.lock);
+	if (!orcu__load_relaxed(&orcu__g.initialized)) {
+		if (orcu__conf_build(NULL, &c) < 0 || apply_conf(&c) < 0)
+			orcu__die("cannot initialise (out of memory)");
+		orcu__conf_free(&c);
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+/* Under orcu__g.lock: start the GP thread and the threads of every slot
+ * that needs them.  0, or -EAGAIN (the library runs degraded). */
+static int start_locked(void)
+{
+	int gp, slots;
+
+	ORCU__ASSERT_HELD(&orcu__g.lock);
+	if (orcu__load_relaxed(&orcu__g.stopping))
+		return 0;
+	if (!orcu__load_relaxed(&orcu__g.started))
+		orcu__membarrier_init();
+	gp = orcu__gp_start_thread();
+	slots = orcu__cpu_start_slots();
+	orcu__store_release(&orcu__g.started, 1);
+	if (gp == 0 && slots == 0) {
+		orcu__store_relaxed(&orcu__g.degraded, 0);
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+int orcu__ensure_started(void)
+{
+	int ret = 0;
+
+	if (orcu__likely(orcu__load_acquire(&orcu__g.started)))
+		return 0;
+	orcu__ensure_init();
+	pthread_mutex_lock(&orcu__g.lock);
+	if (!orcu__load_relaxed(&orcu__g.started))
+		ret = start_locked();
+	pthread_mutex_unlock(&orcu__g.lock);
+	return ret;
+}
+
+/* A caller that needs threads (a poster on a slot without any, a waiting
+ * barrier): start what orcu_shutdown() stopped, or, degraded, retry what
+ * could not be created, at most once per ORCU__RETRY_NS. */
+void orcu__retry_threads(void)
+{
+	if (!orcu__load_acquire(&orcu__g.started)) {
+		orcu__ensure_started();
+		return;
+	}
+	if (!orcu__load_relaxed(&orcu__g.degraded) ||
+	    orcu__now_ns() < orcu__load_relaxed(&orcu__g.retry_after_ns))
+		return;
+	if (pthread_mutex_trylock(&orcu__g.lock))
+		return;
+	if (orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))
+		start_locked();
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Shutdown and fork */
+
+/*
+ * Drain, then stop every library thread.  The threads are joined without
+ * orcu__g.lock: a callback still running on one of them may call into the
+ * library.  `stopping` keeps spawning and a second shutdown out meanwhile
+ * (that one returns -EBUSY); a concurrent orcu_synchronize() runs its GP
+ * itself and a concurrent barrier serves or restarts what it waits for,
+ * so nothing waits on a thread that is gone.
+ */
+int orcu_shutdown(void)
+{
+	int ret;
+
+	if (orcu__reader.in_callback)
+		orcu__misuse("orcu_shutdown", "called from inside a callback (would wait for itself)");
+	if (orcu_read_ongoing() && orcu__reader.kind == ORCU__KIND_MEMB)
+		orcu__misuse("orcu_shutdown", "called inside a read-side critical section (would deadlock)");
+	if (!orcu__load_acquire(&orcu__g.initialized))
+		return 0;
+	orcu__ensure_started();
+	ret = orcu_drain(-1);
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&orcu__g.lock);
+	if (orcu__load_relaxed(&orcu__g.stopping)) {
+		pthread_mutex_unlock(&orcu__g.lock);
+		return -EBUSY;
+	}
+	orcu__store_relaxed(&orcu__g.stopping, 1);
+	orcu__nocb_request_stop();
+	pthread_mutex_unlock(&orcu__g.lock);
+
+	orcu__nocb_join_all();
+	orcu__gp_stop_thread();
+
+	pthread_mutex_lock(&orcu__g.lock);
+	orcu__nocb_forget_all();
+	orcu__store_release(&orcu__g.started, 0);
+	orcu__store_relaxed(&orcu__g.degraded, 0);
+	orcu__store_relaxed(&orcu__g.stopping, 0);
+	pthread_mutex_unlock(&orcu__g.lock);
+	return 0;
+}
+
+/*
+ * fork.  Lock order: barrier_lock, orcu__g.lock, every cb_lock, registry,
+ * the double-post set.  None of them is ever held across user code, so a
+ * fork from inside a callback, or against a callback that takes one of
+ * them, cannot deadlock here.  Invocations in flight are not waited for:
+ * the child puts back what they had not run (slot.c).
+ */
+static void fork_prepare(void)
+{
+	orcu__barrier_fork_prepare();
+	pthread_mutex_lock(&orcu__g.lock);
+	if (orcu__load_relaxed(&orcu__g.initialized))
+		for (int i = 0; i < orcu__g.nr_possible; i++)
+			pthread_mutex_lock(&orcu__g.slots[i].cb_lock);
+	orcu__registry_lock();
+	orcu__double_call_fork_prepare();
+}
+
+static void unlock_slots(void)
+{
+	if (orcu__load_relaxed(&orcu__g.initialized))
+		for (int i = orcu__g.nr_possible - 1; i >= 0; i--)
+			pthread_mutex_unlock(&orcu__g.slots[i].cb_lock);
+}
+
+static void fork_parent(void)
+{
+	orcu__double_call_fork_parent();
+	orcu__registry_unlock();
+	unlock_slots();
+	pthread_mutex_unlock(&orcu__g.lock);
+	orcu__barrier_fork_parent();
+}
+
+static void fork_child(void)
+{
+	/* Only this thread survives: forget the others, keep every callback.
+	 * This thread holds every lock fork_prepare took: release them in
+	 * reverse order (unlocking, not re-initialising a held mutex, which
+	 * is undefined and leaves ThreadSanitizer believing they are held).
+	 * The library's threads start again on first use, not here: a child
+	 * that only execs never pays for them. */
+	orcu__registry_after_fork_child();
+	if (orcu__load_relaxed(&orcu__g.initialized)) {
+		orcu__slots_after_fork_child();
+		orcu__nocb_after_fork_child();
+	}
+	orcu__double_call_fork_child();
+	orcu__registry_unlock();
+	unlock_slots();
+	orcu__gp_after_fork_child();
+	orcu__store_relaxed(&orcu__g.threads_alive, 0);
+	orcu__store_relaxed(&orcu__g.started, 0);
+	orcu__store_relaxed(&orcu__g.stopping, 0);
+	orcu__store_relaxed(&orcu__g.degraded, 0);
+	pthread_mutex_unlock(&orcu__g.lock);
+	orcu__barrier_fork_child();
+}
+
+__attribute__((constructor)) static void orcu__init_atfork(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}

@@ -1,0 +1,202 @@
+/*
+ * os.c - the bottom of the library: the shared records (orcu__g, the
+ * counters, the per-thread record), messages (die, warn, misuse), the
+ * monotonic clock, futexes and named library threads on the housekeeping
+ * CPUs.  Calls no other orcu module; used by all of them.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+#include "cpulist.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct orcu__global orcu__g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+struct orcu__counters orcu__cnt;
+__thread struct orcu__tls orcu__tls = { .bound_cpu = -1, .library_slot = -1 };
+orcu_stall_handler_t orcu__stall_handler;
+void *orcu__stall_arg;
+
+/* ------------------------------------------------------------------ */
+/* Messages */
+
+void orcu__die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("orcu: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+/*
+ * One line, always: callers quote user text with orcu__quote_value(), and
+ * this is the backstop for anything that slipped through: a control byte
+ * becomes '?', and a message too long for the buffer ends in "...".
+ */
+void orcu__warn(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		memcpy(buf + sizeof(buf) - 4, "...", 4);
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	fprintf(stderr, "orcu: %s\n", buf);
+}
+
+void orcu__misuse(const char *call, const char *what)
+{
+	fprintf(stderr, "orcu: %s: %s\n", call, what);
+	abort();
+}
+
+void orcu__assert_held(pthread_mutex_t *m, const char *file, int line,
+		       const char *what)
+{
+	/* An error-checking probe: trylock succeeds only if nobody holds it. */
+	if (pthread_mutex_trylock(m) == 0) {
+		pthread_mutex_unlock(m);
+		orcu__die("%s:%d: expected %s to be held", file, line, what);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Time and futexes */
+
+uint64_t orcu__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int futex_wait_raw(void *addr, uint32_t val, int64_t timeout_ns)
+{
+	struct timespec ts, *tsp = NULL;
+
+	if (timeout_ns >= 0) {
+		ts.tv_sec = timeout_ns / 1000000000;
+		ts.tv_nsec = timeout_ns % 1000000000;
+		tsp = &ts;
+	}
+	if (syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Blocks only while *addr == val: a wake that came first is never lost. */
+int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns)
+{
+	return futex_wait_raw((void *)addr, val, timeout_ns);
+}
+
+void orcu__futex_wake(void *addr, int n)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Library threads: named, all signals blocked, on housekeeping CPUs. */
+
+void *orcu__spawn_trampoline(void *p)
+{
+	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
+
+	free(p);
+	orcu__tls.library_thread = 1;
+	pthread_setname_np(pthread_self(), sa.name);
+	orcu__set_housekeeping_affinity();
+	orcu__fetch_add_relaxed(&orcu__g.threads_alive, 1);
+	sa.fn(sa.arg);
+	orcu__fetch_sub_relaxed(&orcu__g.threads_alive, 1);
+	return NULL;
+}
+
+void orcu__set_housekeeping_affinity(void)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (!orcu__g.housekeeping)
+		return;
+	CPU_ZERO(&set);
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (orcu__bit_test(orcu__g.housekeeping, i)) {
+			CPU_SET(i, &set);
+			n++;
+		}
+	if (n && sched_setaffinity(0, sizeof(set), &set) < 0)
+		orcu__warn("ORCU_HOUSEKEEPING: cannot move a library thread there: %s",
+			   strerror(errno));
+}
+
+/* One line per kind of thread (orcu-gp, orcu-og, orcu-oc), not per retry. */
+static void spawn_failed(const char *name, int err)
+{
+	static _Atomic int warned[3];
+	int kind = strncmp(name, "orcu-gp", 7) == 0 ? 0 :
+		   strncmp(name, "orcu-og", 7) == 0 ? 1 : 2;
+
+	orcu__store_relaxed(&orcu__g.degraded, 1);
+	orcu__store_relaxed(&orcu__g.retry_after_ns, orcu__now_ns() + ORCU__RETRY_NS);
+	if (orcu__xchg_seq_cst(&warned[kind], 1))
+		return;
+	orcu__warn("cannot create library thread %s: %s (%s); running degraded (%s), retrying later",
+		   name, strerror(err), err == EAGAIN ? "EAGAIN" : "errno",
+		   kind == 0 ? "grace periods run on the threads that wait for them" :
+		   kind == 1 ? "its CPUs' callbacks move to other CPUs or are run by waiters" :
+		   "its leader invokes its callbacks");
+}
+
+int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg)
+{
+	struct orcu__spawn_arg *sa = malloc(sizeof(*sa));
+	pthread_attr_t attr;
+	sigset_t all, old;
+	int err;
+
+	if (!sa) {
+		spawn_failed(name, ENOMEM);
+		return -ENOMEM;
+	}
+	sa->fn = fn;
+	sa->arg = arg;
+	snprintf(sa->name, sizeof(sa->name), "%s", name);
+	pthread_attr_init(&attr);
+	/* Thousands of offload threads must fit: they need little stack. */
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	/* The new thread inherits the mask: block everything around create. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(tid, &attr, orcu__spawn_trampoline, sa);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		free(sa);
+		spawn_failed(name, err);
+		return -err;
+	}
+	return 0;
+}
