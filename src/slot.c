@@ -33,7 +33,13 @@
 #include "internal.h"
 #include "trace.h"
 
+#include <stddef.h>
 #include <string.h>
+
+/* Posters write one line on the orcu_call path, and nothing else does
+ * there but to take the queues (slot.h). */
+_Static_assert(offsetof(struct orcu__slot, cpu) == ORCU__CACHELINE,
+	       "the posters' fields fill exactly one cache line");
 
 void orcu__slot_init(struct orcu__slot *s, int cpu)
 {
@@ -63,6 +69,8 @@ void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
 /* ------------------------------------------------------------------ */
 /* Named state (slot.h) */
 
+/* From any state (ONLINE again is a no-op); OFFLINE only from ONLINE;
+ * never back to NEVER_ONLINE. */
 void orcu__slot_set_online(struct orcu__slot *s)
 {
 	orcu__store_release(&s->life, ORCU__SLOT_ONLINE);
@@ -101,7 +109,7 @@ static void done_drained_locked(struct orcu__slot *s)
 
 /* orcu_cpu_offload / orcu_cpu_deoffload.  The caller wakes the leader,
  * which re-decides who invokes the slot's ready callbacks. */
-int orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
+void orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
 {
 	orcu__slot_lock(s);
 	if (on && !orcu__slot_offloaded(s)) {
@@ -111,7 +119,6 @@ int orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
 		orcu__slot_set_mode_locked(s, ORCU__SLOT_INLINE);
 	}
 	orcu__slot_unlock(s);
-	return 0;
 }
 
 /* Its group's leader runs (it may just have been created). */

@@ -195,7 +195,7 @@ void orcu__slot_set_online(struct orcu__slot *s);
 void orcu__slot_set_offline(struct orcu__slot *s);
 /* Invoker mode, under cb_lock.  An illegal transition is a bug. */
 void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to);
-int orcu__slot_set_offloaded(struct orcu__slot *s, bool on);
+void orcu__slot_set_offloaded(struct orcu__slot *s, bool on);
 /* Threads, under orcu__g.lock (or in a fork child). */
 void orcu__slot_attach(struct orcu__slot *s);
 void orcu__slot_detach(struct orcu__slot *s);
