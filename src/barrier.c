@@ -7,9 +7,9 @@
  *
  * Why it is right.  A slot's callbacks are invoked in posting order (one
  * invoker at a time, FIFO list), so one marker entrained behind a slot's
- * last callback is invoked after all of them.  A slot whose n_pending is 0
- * has invoked everything posted to it: invokers decrement with release
- * after the callbacks ran, and we read it with acquire.  Such slots cost a
+ * last callback is invoked after all of them.  A slot whose pending count
+ * is 0 has invoked everything posted to it: invokers count them done with
+ * release after the callbacks ran, and we read that with acquire.  Such slots cost a
  * load, nothing more.
  *
  * Slots without threads (seed 002).  A slot that never came online has no
@@ -64,8 +64,12 @@ void orcu__barrier_cb(struct orcu_head *h)
 				offsetof(struct orcu__slot, barrier_head));
 
 	/* The marker may have moved with adoption; it is still s's. */
+	long left;
+
 	orcu__store_relaxed(&s->marker_queued, 0);
-	if (orcu__fetch_sub_acq_rel(&barrier_count, 1) == 1)
+	left = orcu__fetch_sub_acq_rel(&barrier_count, 1) - 1;
+	ORCU__BUG_ON(left < 0);
+	if (left == 0)
 		barrier_finish();
 }
 
@@ -86,6 +90,7 @@ static bool adopt_orphans(void)
 static void barrier_start(void)
 {
 	bool adopted;
+	long left;
 
 	orcu__store_seq_cst(&barrier_seq, orcu__seq_start(orcu__load_relaxed(&barrier_seq)));
 	orcu__store_relaxed(&barrier_count, 1);
@@ -109,20 +114,19 @@ static void barrier_start(void)
 		 * moves callbacks behind a marker already entrained).  With no
 		 * slot that has threads, thread-less slots get markers too and
 		 * the waiter serves them (barrier_help()). */
-		if (!orcu__load_acquire(&s->n_pending) ||
+		if (!orcu__slot_pending(s) ||
 		    (adopted && !orcu__load_acquire(&s->attached)))
 			continue;
-		pthread_mutex_lock(&s->cb_lock);
-		orcu__slot_splice_new_locked(s, true);
+		/* Counted before the marker can run. */
 		orcu__fetch_add_relaxed(&barrier_count, 1);
-		orcu__cblist_entrain(&s->cbl, &s->barrier_head);
-		orcu__store_relaxed(&s->marker_queued, 1);
-		pthread_mutex_unlock(&s->cb_lock);
+		orcu__slot_entrain_marker(s);
 		orcu__nocb_wake_leader(s->leader, true);
 	}
 	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__delay(ORCU__DELAY_BARRIER);
-	if (orcu__fetch_sub_acq_rel(&barrier_count, 1) == 1)
+	left = orcu__fetch_sub_acq_rel(&barrier_count, 1) - 1;
+	ORCU__BUG_ON(left < 0);
+	if (left == 0)
 		barrier_finish();
 }
 
@@ -210,7 +214,7 @@ static long total_pending(void)
 	long n = 0;
 
 	for (int i = 0; i < orcu__g.nr_possible; i++)
-		n += orcu__load_acquire(&orcu__g.slots[i].n_pending);
+		n += orcu__slot_pending(&orcu__g.slots[i]);
 	return n;
 }
 

@@ -87,13 +87,15 @@ int orcu_wait_backlog(long timeout_ms)
 	/* An online qsbr caller would hold the GPs that drain its slot. */
 	was_online = orcu__qsbr_offline_for_wait();
 	for (;;) {
-		/* The slot's invokers notify after lowering n_pending below
-		 * qhimark; they never wait for us.  The load below pairs with
-		 * the release decrement in note_invoked() (slot.c). */
+		/* The slot's invokers notify after raising n_done (pending
+		 * falls below qhimark); they never wait for us. */
 		uint32_t ticket = orcu__event_prepare(&s->drain);
 		int64_t left = 10 * 1000000;
 
-		if (orcu__load_seq_cst(&s->n_pending) < orcu__g.qhimark) {
+		/* Pairs with note_invoked() (slot.c): the fence of
+		 * orcu__event_prepare() above, then the acquire of n_done in
+		 * orcu__slot_pending(). */
+		if (orcu__slot_pending(s) < orcu__g.qhimark) {
 			orcu__event_cancel(&s->drain);
 			break;
 		}
@@ -137,8 +139,10 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 	s = orcu__current_slot();
 	h->func = func;
 	orcu__delay(ORCU__DELAY_ENQUEUE);
-	/* Counted before it is visible, so an invoker never sees it negative. */
-	pend = orcu__fetch_add_relaxed(&s->n_pending, 1) + 1;
+	/* Counted before it is visible, so an invoker never sees it negative.
+	 * n_done is the invokers' (another line): read, never written here. */
+	pend = orcu__fetch_add_relaxed(&s->n_posted, 1) + 1 -
+	       orcu__load_relaxed(&s->n_done);
 	if (orcu__unlikely(pend > orcu__load_relaxed(&s->peak_pending)))
 		orcu__store_relaxed(&s->peak_pending, pend);
 	if (lazy) {
@@ -167,7 +171,7 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 	/* Nobody scans a slot without threads: have one adopted. */
 	if (orcu__unlikely(!orcu__load_acquire(&s->attached)))
 		orcu__nocb_orphan_posted();
-	if (orcu__unlikely(!orcu__load_relaxed(&s->offloaded)))
+	if (orcu__unlikely(!orcu__slot_offloaded(s)))
 		orcu__inline_poll();
 }
 
@@ -191,9 +195,7 @@ void orcu__flush_lazy_all(void)
 
 		if (!orcu__load_relaxed(&s->n_lazy))
 			continue;
-		pthread_mutex_lock(&s->cb_lock);
-		orcu__slot_splice_new_locked(s, true);
-		pthread_mutex_unlock(&s->cb_lock);
+		orcu__slot_splice_new(s, true);
 		orcu__count(lazy_flushes, 1);
 		orcu__nocb_wake_leader(s->leader, true);
 	}

@@ -243,6 +243,26 @@ long orcu__cblist_take_all(struct orcu__cblist *cbl, struct orcu_head **out)
 	return n;
 }
 
+void orcu__cblist_check(const struct orcu__cblist *cbl)
+{
+	struct orcu_head *const *p = &cbl->head;
+
+	for (int s = 0; s < ORCU__CBL_NSEGS; s++) {
+		CBL_EXPECT(cbl->len[s] >= 0);
+		for (long i = 0; i < cbl->len[s]; i++) {
+			CBL_EXPECT(*p != NULL); /* len[s] callbacks in segment s */
+			p = &(*p)->next;
+		}
+		CBL_EXPECT(cbl->tails[s] == p); /* tails[s] ends segment s */
+	}
+	CBL_EXPECT(*p == NULL); /* nothing behind NEXT */
+	CBL_EXPECT(!orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT) ||
+		   orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY));
+	if (!orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY))
+		CBL_EXPECT(orcu__seq_lt(cbl->gp_seq[ORCU__CBL_WAIT],
+					cbl->gp_seq[ORCU__CBL_NEXT_READY]));
+}
+
 void orcu__cblist_requeue_done(struct orcu__cblist *cbl, struct orcu_head *first,
 			       struct orcu_head *last, long n)
 {

@@ -29,7 +29,8 @@ enum {
 };
 
 /*
- * Invariants (checked by tests/test_cblist.c after every step):
+ * Invariants (checked by orcu__cblist_check: after every step in
+ * tests/test_cblist.c, after advance/accelerate/entrain in ORCU_DEBUG builds):
  *  - tails[s] points at the ->next field of the last callback of segments
  *    0..s, or at &head if all of them are empty; so segment s is empty iff
  *    tails[s] == tails[s - 1] (or == &head for DONE);
@@ -109,5 +110,8 @@ void orcu__cblist_requeue_done(struct orcu__cblist *cbl, struct orcu_head *first
 
 /* Detach everything, in FIFO order, as one NULL-terminated chain. */
 long orcu__cblist_take_all(struct orcu__cblist *cbl, struct orcu_head **out);
+
+/* Walk the list (O(n)) and die with one line on a broken invariant above. */
+void orcu__cblist_check(const struct orcu__cblist *cbl);
 
 #endif

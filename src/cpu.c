@@ -41,13 +41,12 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 	for (int i = 0; i < nr_possible; i++) {
 		orcu__slot_init(&slots[i], i);
 		slots[i].leader = &leaders[i / stride];
-		if (orcu__bit_test(online, i)) {
-			slots[i].online = 1;
-			slots[i].ever_online = 1;
-		}
-		slots[i].offloaded = orcu__bit_test(nocbs, i);
-		if (!slots[i].offloaded)
-			orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
+		if (orcu__bit_test(online, i))
+			orcu__slot_set_online(&slots[i]);
+		/* Born INLINE, counted in nr_inline until offloaded. */
+		orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
+		if (orcu__bit_test(nocbs, i))
+			orcu__slot_set_offloaded(&slots[i], true);
 	}
 	orcu__g.slots = slots;
 	orcu__g.leaders = leaders;
@@ -80,9 +79,8 @@ static void mark_seen(struct orcu__slot *s)
 	/* No library lock is held by our caller (orcu_call, a quiescent
 	 * point) nor across callbacks, so this cannot close a cycle. */
 	pthread_mutex_lock(&orcu__g.lock);
-	if (!orcu__load_relaxed(&s->ever_online)) {
-		orcu__store_release(&s->ever_online, 1);
-		orcu__store_release(&s->online, 1);
+	if (!orcu__slot_ever_online(s)) {
+		orcu__slot_set_online(s);
 		if (orcu__load_relaxed(&orcu__g.started))
 			orcu__nocb_spawn_slot(s);
 	}
@@ -102,7 +100,7 @@ struct orcu__slot *orcu__current_slot(void)
 	if (cpu < 0)
 		cpu = 0;
 	s = &orcu__g.slots[cpu % orcu__g.nr_possible];
-	if (orcu__unlikely(!orcu__load_relaxed(&s->ever_online)))
+	if (orcu__unlikely(orcu__load_relaxed(&s->life) == ORCU__SLOT_NEVER_ONLINE))
 		mark_seen(s);
 	return s;
 }
@@ -141,7 +139,7 @@ struct orcu__slot *orcu__pick_online_slot(int avoid)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		if (i != avoid && orcu__load_acquire(&s->online) &&
+		if (i != avoid && orcu__slot_online(s) &&
 		    orcu__load_acquire(&s->attached))
 			return s;
 	}
@@ -158,8 +156,7 @@ int orcu_cpu_online(int cpu)
 	orcu__ensure_started();
 	s = &orcu__g.slots[cpu];
 	pthread_mutex_lock(&orcu__g.lock);
-	orcu__store_release(&s->ever_online, 1);
-	orcu__store_release(&s->online, 1);
+	orcu__slot_set_online(s);
 	ret = orcu__nocb_spawn_slot(s);
 	pthread_mutex_unlock(&orcu__g.lock);
 	return ret;
@@ -174,7 +171,7 @@ int orcu_cpu_offline(int cpu)
 	orcu__ensure_started();
 	s = &orcu__g.slots[cpu];
 	pthread_mutex_lock(&orcu__g.lock);
-	if (!orcu__load_relaxed(&s->online)) {
+	if (!orcu__slot_online(s)) {
 		pthread_mutex_unlock(&orcu__g.lock);
 		return 0;
 	}
@@ -184,8 +181,8 @@ int orcu_cpu_offline(int cpu)
 		orcu__warn("orcu_cpu_offline: CPU %d is the last online CPU", cpu);
 		return -EBUSY;
 	}
-	orcu__store_release(&s->online, 0);
-	if (!orcu__load_relaxed(&s->offloaded)) {
+	orcu__slot_set_offline(s);
+	if (!orcu__slot_offloaded(s)) {
 		/* No application thread will come by an offline inline slot:
 		 * its callbacks move to an online one.  Offloaded slots keep
 		 * their follower, which goes on draining them. */
@@ -204,13 +201,7 @@ static int set_offload(const char *call, int cpu, int on)
 	if (check_cpu(call, cpu) < 0)
 		return -EINVAL;
 	s = &orcu__g.slots[cpu];
-	pthread_mutex_lock(&s->cb_lock);
-	if (orcu__load_relaxed(&s->offloaded) != on)
-		orcu__fetch_add_relaxed(&orcu__g.nr_inline, on ? -1 : 1);
-	orcu__store_release(&s->offloaded, on);
-	if (on)
-		orcu__store_relaxed(&s->inline_ready, 0);
-	pthread_mutex_unlock(&s->cb_lock);
+	orcu__slot_set_offloaded(s, on);
 	/* The leader re-decides who invokes this slot's ready callbacks. */
 	orcu__nocb_wake_leader(s->leader, true);
 	return 0;

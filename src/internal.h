@@ -1,6 +1,6 @@
 /*
  * internal.h - the records shared between orcu's modules: the global state,
- * the per-slot record, the leader record, and the internal calls each module
+ * slot.h's slot record, the leader record, and the internal calls each module
  * offers the others.  Modules, bottom up (each calls those below it):
  *   leaves: cpulist.c (parsers), cblist.c, mpsc.c, delay.c;
  *   os.c (messages, clock, futexes, library threads, the shared records);
@@ -73,59 +73,7 @@ long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 		     struct orcu_head **last);
 
 /* ------------------------------------------------------------------ */
-/* One CPU slot.  Cache-line aligned; each field says who writes it. */
-
-struct orcu__leader;
-
-struct orcu__slot {
-	/* --- enqueue side: written by posting threads --- */
-	struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
-	struct orcu__mpsc lazyq;               /* lazy callbacks */
-	_Atomic long n_pending;     /* posters +1, invokers -1 after invoking */
-	_Atomic long n_lazy;        /* posters +1, whoever splices lazyq resets */
-	_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
-
-	/* --- set by cpu.c under orcu__g.lock, read by everyone --- */
-	int cpu ORCU__ALIGNED;
-	struct orcu__leader *leader;   /* the group's leader record (always set) */
-	_Atomic int online;            /* currently online */
-	_Atomic int ever_online;       /* has been online at least once */
-	_Atomic int offloaded;         /* 1: follower invokes; 0: inline */
-	_Atomic int attached;          /* its leader scans it (threads exist) */
-	_Atomic int has_follower;      /* follower thread exists */
-	_Atomic int adopted_reported;  /* never-onlined report printed */
-	pthread_t follower_tid;
-
-	/* --- segmented list and invoker state: under cb_lock --- */
-	pthread_mutex_t cb_lock ORCU__ALIGNED;
-	struct orcu__cblist cbl;
-	uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
-	int invoking;                  /* a thread is invoking a chain taken from DONE */
-	int takeover;                  /* leader: this inline slot's DONE is its threads' too */
-	int lazy_armed;                /* leader only: last scan saw lazy callbacks, timer armed */
-	_Atomic int inline_ready;      /* leader sets, inline invoker clears */
-	_Atomic int follower_sleep;    /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
-	struct orcu__event follower_wake; /* the follower sleeps on it (nocb.c) */
-	_Atomic int hurry;             /* flood: over qhimark, cleared under qlowmark */
-	_Atomic int follower_stop;
-	/* The rest of the chain being invoked, written by the invoker before
-	 * each callback: a fork child puts it back (slot.c). */
-	struct orcu_head *_Atomic inflight;
-
-	/* orcu_wait_backlog(): callers sleep on it until the slot drains;
-	 * invokers notify it after each batch below qhimark (slot.c) */
-	struct orcu__event drain;
-	_Atomic long peak_pending;
-
-	/* the barrier marker of this slot (under barrier state), and whether
-	 * it is queued somewhere (set by the barrier, cleared when it runs) */
-	struct orcu_head barrier_head;
-	_Atomic int marker_queued;
-	/* statistics written by the invoker */
-	_Atomic uint64_t n_invoked;
-	_Atomic uint64_t n_inline;
-	_Atomic uint64_t n_takeover;
-};
+/* The CPU slot (struct orcu__slot) is in slot.h, included at the end. */
 
 /* A follower's sleep state (follower_sleep), under its slot's cb_lock. */
 enum orcu__follower_state {
@@ -335,20 +283,7 @@ int orcu__gp_start_thread(void);
 void orcu__gp_stop_thread(void);
 void orcu__gp_after_fork_child(void);
 
-/* slot.c */
-void orcu__slot_init(struct orcu__slot *s, int cpu);
-long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
-long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
-			 void (**first_func)(struct orcu_head *));
-long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
-bool orcu__slot_safe_to_invoke_here(void);
-void orcu__slot_serve(struct orcu__slot *s);
-void orcu__slots_serve_unattached(void);
-bool orcu__slot_needs_threads(struct orcu__slot *s);
-void orcu__slots_after_fork_child(void);
-/* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
-void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
-void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
+/* slot.c: see slot.h */
 
 /* cpu.c */
 int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *nocbs);
@@ -390,5 +325,7 @@ static inline void orcu__delay(enum orcu__delay_point p)
 	if (orcu__unlikely(orcu__load_relaxed(&orcu__delay_enabled)))
 		orcu__delay_slow(p);
 }
+
+#include "slot.h"
 
 #endif

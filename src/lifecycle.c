@@ -178,18 +178,14 @@ static void fork_prepare(void)
 {
 	orcu__barrier_fork_prepare();
 	pthread_mutex_lock(&orcu__g.lock);
-	if (orcu__load_relaxed(&orcu__g.initialized))
-		for (int i = 0; i < orcu__g.nr_possible; i++)
-			pthread_mutex_lock(&orcu__g.slots[i].cb_lock);
+	orcu__slots_lock_all();
 	orcu__registry_lock();
 	orcu__double_call_fork_prepare();
 }
 
 static void unlock_slots(void)
 {
-	if (orcu__load_relaxed(&orcu__g.initialized))
-		for (int i = orcu__g.nr_possible - 1; i >= 0; i--)
-			pthread_mutex_unlock(&orcu__g.slots[i].cb_lock);
+	orcu__slots_unlock_all();
 }
 
 static void fork_parent(void)

@@ -83,8 +83,8 @@ static void report_adopted(struct orcu__slot *s, long n,
 			   void (*first_func)(struct orcu_head *),
 			   struct orcu__slot *to, const char *who)
 {
-	const char *why = !orcu__load_relaxed(&s->ever_online) ? "never came online" :
-			  !orcu__load_relaxed(&s->online) ? "is offline without threads" :
+	const char *why = !orcu__slot_ever_online(s) ? "never came online" :
+			  !orcu__slot_online(s) ? "is offline without threads" :
 			  orcu__load_relaxed(&orcu__g.degraded) ?
 				"has no callback threads (they could not be created)" :
 				"has no callback threads (stopped by orcu_shutdown, or capped)";
@@ -108,7 +108,7 @@ void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who)
 		long n;
 
 		if (s == to || orcu__load_acquire(&s->attached) ||
-		    (!orcu__load_acquire(&s->n_pending) &&
+		    (!orcu__slot_pending(s) &&
 		     !orcu__load_relaxed(&s->marker_queued) &&
 		     orcu__mpsc_empty(&s->newq) && orcu__mpsc_empty(&s->lazyq)))
 			continue;
@@ -177,7 +177,7 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 		else
 			scan_timer(sc, (int64_t)(due - now));
 	}
-	pthread_mutex_lock(&s->cb_lock);
+	orcu__slot_lock(s);
 	orcu__slot_splice_new_locked(s, take_lazy);
 	/* Point 5: only a timer armed above covers lazy callbacks that stay
 	 * queued (one still being posted when we took the queue has none). */
@@ -188,9 +188,7 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 	 * to the callbacks we advance to DONE (pairs with end_gp()). */
 	orcu__fence_seq_cst();
 	cur = orcu__load_seq_cst(&orcu__gp_seq);
-	orcu__cblist_advance(&s->cbl, cur);
-	orcu__cblist_accelerate(&s->cbl, orcu__seq_snap(cur));
-	if (orcu__cblist_wait_range(&s->cbl, &first, &last)) {
+	if (orcu__slot_advance_locked(s, cur, &first, &last)) {
 		if (!sc->need_gp || orcu__seq_lt(first, sc->first))
 			sc->first = first;
 		if (!sc->need_gp || orcu__seq_lt(sc->last, last))
@@ -201,16 +199,18 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 	}
 	if (!orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
 		scan_done(s, now, sc);
-	pthread_mutex_unlock(&s->cb_lock);
+	orcu__slot_unlock(s);
 }
 
 /* Slot with ready callbacks (under cb_lock): an offloaded, flooded or
  * taken-over slot is its threads' job; an inline slot gives its own
- * application threads ORCU_INLINE_TAKEOVER_MS first. */
+ * application threads ORCU_INLINE_TAKEOVER_MS first, then is TAKEOVER
+ * (slot.h) until its DONE is empty. */
 static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 {
-	if (!orcu__load_relaxed(&s->offloaded) && !orcu__load_relaxed(&s->hurry) &&
-	    !s->takeover) {
+	int mode = orcu__load_relaxed(&s->mode);
+
+	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->hurry)) {
 		if (!orcu__load_relaxed(&s->inline_ready)) {
 			s->inline_deadline_ns = now + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull;
 			orcu__store_release(&s->inline_ready, 1);
@@ -221,10 +221,10 @@ static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 			scan_timer(sc, (int64_t)(s->inline_deadline_ns - now));
 			return;
 		}
-		s->takeover = 1;
+		orcu__slot_set_mode_locked(s, ORCU__SLOT_TAKEOVER);
 		orcu__fetch_add_relaxed(&s->n_takeover, 1);
 		orcu__count(takeovers, 1);
-	} else if (!s->takeover) {
+	} else if (mode != ORCU__SLOT_TAKEOVER) {
 		orcu__store_relaxed(&s->inline_ready, 0);
 	}
 	if (orcu__load_relaxed(&s->has_follower))
@@ -370,13 +370,14 @@ static void *leader_main(void *arg)
 /* ------------------------------------------------------------------ */
 /* Follower */
 
-/* Under cb_lock: is invoking this slot's ready callbacks our job now? */
+/* Under cb_lock: is invoking this slot's ready callbacks our job now?
+ * Yes unless the mode is INLINE (TAKEOVER is the permission), or flooded. */
 static bool follower_has_work(struct orcu__slot *s)
 {
 	if (s->invoking || orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
 		return false;
-	return orcu__load_relaxed(&s->offloaded) || orcu__load_relaxed(&s->hurry) ||
-	       s->takeover;
+	return orcu__load_relaxed(&s->mode) != ORCU__SLOT_INLINE ||
+	       orcu__load_relaxed(&s->hurry);
 }
 
 static void *follower_main(void *arg)
@@ -386,13 +387,13 @@ static void *follower_main(void *arg)
 
 	orcu__tls.library_slot = s->cpu;
 	for (;;) {
-		pthread_mutex_lock(&s->cb_lock);
+		orcu__slot_lock(s);
 		if (orcu__load_relaxed(&s->follower_stop)) {
-			pthread_mutex_unlock(&s->cb_lock);
+			orcu__slot_unlock(s);
 			break;
 		}
 		if (follower_has_work(s)) {
-			pthread_mutex_unlock(&s->cb_lock);
+			orcu__slot_unlock(s);
 			orcu__slot_invoke_done(s, 0, false);
 			continue;
 		}
@@ -400,7 +401,7 @@ static void *follower_main(void *arg)
 		 * too, clears it, then notifies (orcu__nocb_wake_follower_locked(),
 		 * orcu__nocb_request_stop()); neither waits for us. */
 		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_SLEEPING);
-		pthread_mutex_unlock(&s->cb_lock);
+		orcu__slot_unlock(s);
 		ticket = orcu__event_prepare(&s->follower_wake);
 		if (orcu__load_relaxed(&s->follower_sleep) == ORCU__FOLLOWER_SLEEPING)
 			orcu__event_wait(&s->follower_wake, ticket, -1);
@@ -436,7 +437,7 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		orcu__store_relaxed(&s->follower_stop, 0);
 		err = orcu__spawn(&s->follower_tid, name, follower_main, s);
 		if (err == 0) {
-			orcu__store_release(&s->has_follower, 1);
+			orcu__slot_set_has_follower(s, true);
 			orcu__fetch_add_relaxed(&orcu__g.followers_alive, 1);
 		} else {
 			ret = err;
@@ -459,7 +460,7 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		orcu__fetch_add_relaxed(&orcu__g.leaders_alive, 1);
 	}
 	if (!orcu__load_relaxed(&s->attached)) {
-		orcu__store_release(&s->attached, 1);
+		orcu__slot_attach(s);
 		/* Callbacks posted while nobody scanned us: rescan. */
 		orcu__nocb_wake_leader(l, true);
 	}
@@ -489,10 +490,10 @@ void orcu__nocb_request_stop(void)
 
 		if (!orcu__load_relaxed(&s->has_follower))
 			continue;
-		pthread_mutex_lock(&s->cb_lock);
+		orcu__slot_lock(s);
 		orcu__store_relaxed(&s->follower_stop, 1);
 		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
-		pthread_mutex_unlock(&s->cb_lock);
+		orcu__slot_unlock(s);
 		orcu__event_notify(&s->follower_wake);
 	}
 }
@@ -534,10 +535,10 @@ void orcu__nocb_forget_all(void)
 		struct orcu__slot *s = &orcu__g.slots[i];
 
 		if (orcu__load_relaxed(&s->has_follower)) {
-			orcu__store_relaxed(&s->has_follower, 0);
+			orcu__slot_set_has_follower(s, false);
 			orcu__fetch_sub_relaxed(&orcu__g.followers_alive, 1);
 		}
-		orcu__store_relaxed(&s->attached, 0);
+		orcu__slot_detach(s);
 		orcu__store_relaxed(&s->inline_ready, 0);
 	}
 }
@@ -561,8 +562,8 @@ void orcu__nocb_after_fork_child(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		orcu__store_relaxed(&s->attached, 0);
-		orcu__store_relaxed(&s->has_follower, 0);
+		orcu__slot_detach(s);
+		orcu__slot_set_has_follower(s, false);
 	}
 	orcu__store_relaxed(&orcu__g.leaders_alive, 0);
 	orcu__store_relaxed(&orcu__g.followers_alive, 0);

@@ -22,9 +22,12 @@
  *     callback (a store ordered before the callback's own stores), so a
  *     fork child, where the claimer does not exist, puts the callbacks
  *     that did not run back in front of DONE.
- *  4. n_pending counts a callback from before it is visible until after it
- *     ran (release), so a barrier that reads 0 with acquire has seen its
- *     effects.
+ *  4. A callback is counted in n_posted before it is visible and in
+ *     n_done after it ran (release), so a barrier that reads pending
+ *     (posted - done) 0 with acquire has seen its effects.
+ *
+ * The slot's named states (slot.h) change only here, each transition
+ * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -32,7 +35,13 @@
 #include "internal.h"
 #include "trace.h"
 
+#include <stddef.h>
 #include <string.h>
+
+/* Posters write one line on the orcu_call path, and nothing else does
+ * there but to take the queues (slot.h). */
+_Static_assert(offsetof(struct orcu__slot, cpu) == ORCU__CACHELINE,
+	       "the posters' fields fill exactly one cache line");
 
 /* ------------------------------------------------------------------ */
 /* Wake-ups: the waking side of nocb.c's leader and follower sleep (its
@@ -72,7 +81,7 @@ void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
  * threads: wake the follower, or the leader where there is no follower. */
 void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
 {
-	ORCU__ASSERT_HELD(&s->cb_lock);
+	orcu__slot_assert_locked(s);
 	if (!orcu__load_relaxed(&s->has_follower)) {
 		orcu__nocb_wake_leader(s->leader, true);
 		return;
@@ -97,7 +106,96 @@ void orcu__slot_init(struct orcu__slot *s, int cpu)
 	pthread_mutex_init(&s->cb_lock, NULL);
 	orcu__cblist_init(&s->cbl);
 	s->barrier_head.func = orcu__barrier_cb;
+	s->life = ORCU__SLOT_NEVER_ONLINE;
+	s->mode = ORCU__SLOT_INLINE;
 }
+
+void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
+			 const char *what)
+{
+	orcu__die("%s:%d: CPU %d's cb_lock %s", file, line, s->cpu, what);
+}
+
+#ifdef ORCU_DEBUG
+#define check_list(s) orcu__cblist_check(&(s)->cbl)
+#else
+#define check_list(s) ((void)0)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Named state (slot.h) */
+
+/* From any state (ONLINE again is a no-op); OFFLINE only from ONLINE;
+ * never back to NEVER_ONLINE. */
+void orcu__slot_set_online(struct orcu__slot *s)
+{
+	orcu__store_release(&s->life, ORCU__SLOT_ONLINE);
+}
+
+void orcu__slot_set_offline(struct orcu__slot *s)
+{
+	ORCU__ASSERT_HELD(&orcu__g.lock);
+	ORCU__BUG_ON(orcu__load_relaxed(&s->life) != ORCU__SLOT_ONLINE);
+	orcu__store_release(&s->life, ORCU__SLOT_OFFLINE);
+}
+
+/* nr_inline counts the slots whose mode is not OFFLOADED. */
+void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to)
+{
+	int from = orcu__load_relaxed(&s->mode);
+
+	orcu__slot_assert_locked(s);
+	ORCU__BUG_ON(from == (int)to);
+	ORCU__BUG_ON(from == ORCU__SLOT_OFFLOADED && to == ORCU__SLOT_TAKEOVER);
+	if (from == ORCU__SLOT_OFFLOADED)
+		orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
+	else if (to == ORCU__SLOT_OFFLOADED)
+		orcu__fetch_sub_relaxed(&orcu__g.nr_inline, 1);
+	orcu__store_release(&s->mode, (int)to);
+}
+
+/* DONE is empty (or gone): nothing is left for inline invokers, and a
+ * takeover ends.  Under cb_lock. */
+static void done_drained_locked(struct orcu__slot *s)
+{
+	orcu__store_relaxed(&s->inline_ready, 0);
+	if (orcu__load_relaxed(&s->mode) == ORCU__SLOT_TAKEOVER)
+		orcu__slot_set_mode_locked(s, ORCU__SLOT_INLINE);
+}
+
+/* orcu_cpu_offload / orcu_cpu_deoffload.  The caller wakes the leader,
+ * which re-decides who invokes the slot's ready callbacks. */
+void orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
+{
+	orcu__slot_lock(s);
+	if (on && !orcu__slot_offloaded(s)) {
+		orcu__slot_set_mode_locked(s, ORCU__SLOT_OFFLOADED);
+		orcu__store_relaxed(&s->inline_ready, 0);
+	} else if (!on && orcu__slot_offloaded(s)) {
+		orcu__slot_set_mode_locked(s, ORCU__SLOT_INLINE);
+	}
+	orcu__slot_unlock(s);
+}
+
+/* Its group's leader runs (it may just have been created). */
+void orcu__slot_attach(struct orcu__slot *s)
+{
+	ORCU__BUG_ON(!orcu__load_relaxed(&s->leader->exists));
+	orcu__store_release(&s->attached, 1);
+}
+
+void orcu__slot_detach(struct orcu__slot *s)
+{
+	orcu__store_relaxed(&s->attached, 0);
+}
+
+void orcu__slot_set_has_follower(struct orcu__slot *s, bool has)
+{
+	orcu__store_release(&s->has_follower, has);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lists */
 
 /* Move what was posted (and, with take_lazy, what is held lazily) into the
  * segmented list.  Caller holds s->cb_lock.  Returns how many moved. */
@@ -106,7 +204,7 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 	struct orcu_head *first, *last;
 	long n, total = 0;
 
-	ORCU__ASSERT_HELD(&s->cb_lock);
+	orcu__slot_assert_locked(s);
 	if (take_lazy && orcu__load_relaxed(&s->n_lazy)) {
 		n = orcu__mpsc_take(&s->lazyq, &first, &last);
 		if (n) {
@@ -123,11 +221,48 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 	return total;
 }
 
+long orcu__slot_splice_new(struct orcu__slot *s, bool take_lazy)
+{
+	long n;
+
+	orcu__slot_lock(s);
+	n = orcu__slot_splice_new_locked(s, take_lazy);
+	orcu__slot_unlock(s);
+	return n;
+}
+
+/* Under cb_lock: move what waited for GPs ended by `cur` to DONE, tag what
+ * is new with the GP that starts after cur (the caller read cur after the
+ * splice, behind a full fence), and return the range of GPs still waited
+ * for, as orcu__cblist_wait_range(). */
+bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
+			       unsigned long *first, unsigned long *last)
+{
+	orcu__slot_assert_locked(s);
+	orcu__cblist_advance(&s->cbl, cur);
+	orcu__cblist_accelerate(&s->cbl, orcu__seq_snap(cur));
+	check_list(s);
+	return orcu__cblist_wait_range(&s->cbl, first, last);
+}
+
+/* orcu_barrier: the slot's marker behind everything posted to it.  The
+ * caller has counted it in the barrier (barrier.c). */
+void orcu__slot_entrain_marker(struct orcu__slot *s)
+{
+	orcu__slot_lock(s);
+	orcu__slot_splice_new_locked(s, true);
+	orcu__cblist_entrain(&s->cbl, &s->barrier_head);
+	check_list(s);
+	orcu__store_relaxed(&s->marker_queued, 1);
+	orcu__slot_unlock(s);
+}
+
 /* Move every callback of `from` not yet claimed for invocation to the end
  * of `to` (hotplug of an inline slot, adoption of a slot without threads);
- * n_pending moves with them.  Barrier markers move too, to keep their
- * place behind the callbacks, but n_pending never counted them.  A chain
- * already claimed stays with its invoker, and from's n_pending with it.
+ * their count moves with them (posted to `to`, done on `from`).  Barrier
+ * markers move too, to keep their place behind the callbacks, but were
+ * never counted.  A chain already claimed stays with its invoker, and
+ * from's count with it.
  * Returns the number of callbacks moved and, in *first_func, the first
  * one's function (for reports: once moved, they may run at any time). */
 long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
@@ -136,12 +271,11 @@ long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
 	struct orcu_head *first, *last = NULL;
 	long n, user = 0;
 
-	pthread_mutex_lock(&from->cb_lock);
+	orcu__slot_lock(from);
 	orcu__slot_splice_new_locked(from, true);
 	n = orcu__cblist_take_all(&from->cbl, &first);
-	orcu__store_relaxed(&from->inline_ready, 0);
-	from->takeover = 0;
-	pthread_mutex_unlock(&from->cb_lock);
+	done_drained_locked(from);
+	orcu__slot_unlock(from);
 	if (!n)
 		return 0;
 	*first_func = first->func;
@@ -149,14 +283,14 @@ long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
 		user += h->func != orcu__barrier_cb;
 		last = h;
 	}
-	orcu__fetch_add_relaxed(&to->n_pending, user);
+	orcu__fetch_add_relaxed(&to->n_posted, user);
 	/* Counted before they can run: whoever sees them invoked sees them
 	 * counted as adopted. */
 	orcu__count(adopted, (uint64_t)user);
-	pthread_mutex_lock(&to->cb_lock);
+	orcu__slot_lock(to);
 	orcu__cblist_enqueue_chain(&to->cbl, first, last, n);
-	pthread_mutex_unlock(&to->cb_lock);
-	orcu__fetch_sub_release(&from->n_pending, user);
+	orcu__slot_unlock(to);
+	orcu__fetch_add_release(&from->n_done, user);
 	orcu__nocb_wake_leader(to->leader, true);
 	return user;
 }
@@ -166,18 +300,22 @@ long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
 
 static void note_invoked(struct orcu__slot *s, long n)
 {
-	long left;
+	long done, left;
 
 	if (!n)
 		return;
 	orcu__fetch_add_relaxed(&s->n_invoked, (uint64_t)n);
 	/* Release: the callbacks' effects are visible to a barrier that
-	 * reads n_pending == 0 with acquire (barrier.c). */
-	left = orcu__fetch_sub_release(&s->n_pending, n) - n;
+	 * reads pending == 0 with acquire (orcu__slot_pending()).  They were
+	 * counted in n_posted before we could take them. */
+	done = orcu__fetch_add_release(&s->n_done, n) + n;
+	left = orcu__load_relaxed(&s->n_posted) - done;
+	ORCU__BUG_ON(left < 0);
 	if (orcu__load_relaxed(&s->hurry) && left < orcu__g.qlowmark)
 		orcu__store_relaxed(&s->hurry, 0);
-	/* The notify's fence orders our decrement before its waiter check:
-	 * pairs with the re-check of n_pending in orcu_wait_backlog(). */
+	/* The notify's fence orders our n_done increment before its waiter check:
+	 * pairs with the re-check of the pending count in
+	 * orcu_wait_backlog(). */
 	if (left < orcu__g.qhimark)
 		orcu__event_notify_all(&s->drain);
 }
@@ -199,7 +337,7 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 		orcu__fence_release();
 		if (h->func == orcu__barrier_cb) {
 			/* Account for the callbacks ahead of the marker first:
-			 * when the barrier returns, n_pending already excludes
+			 * when the barrier returns, pending already excludes
 			 * them (orcu_drain's total_pending() relies on it). */
 			note_invoked(s, since);
 			since = 0;
@@ -235,28 +373,26 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 	long n, total = 0;
 	bool more;
 
-	pthread_mutex_lock(&s->cb_lock);
+	orcu__slot_lock(s);
 	if (s->invoking) {
-		pthread_mutex_unlock(&s->cb_lock);
+		orcu__slot_unlock(s);
 		return 0;
 	}
 	for (;;) {
 		n = orcu__cblist_extract_done(&s->cbl, &chain, limit);
-		if (orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE)) {
-			orcu__store_relaxed(&s->inline_ready, 0);
-			s->takeover = 0;
-		}
+		if (orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
+			done_drained_locked(s);
 		if (!n)
 			break;
 		s->invoking = 1;
 		orcu__store_relaxed(&s->inflight, chain);
 		orcu__tls.invoking_slot = s;
-		pthread_mutex_unlock(&s->cb_lock);
+		orcu__slot_unlock(s);
 
 		invoke_chain(s, chain, is_inline);
 		total += n;
 
-		pthread_mutex_lock(&s->cb_lock);
+		orcu__slot_lock(s);
 		orcu__tls.invoking_slot = NULL;
 		orcu__store_relaxed(&s->inflight, NULL);
 		s->invoking = 0;
@@ -268,7 +404,7 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 	more = !orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE);
 	if (more && total)
 		orcu__nocb_wake_follower_locked(s);
-	pthread_mutex_unlock(&s->cb_lock);
+	orcu__slot_unlock(s);
 	return total;
 }
 
@@ -297,20 +433,21 @@ void orcu__slot_serve(struct orcu__slot *s)
 	unsigned long first, last;
 	bool wait, entered;
 
-	pthread_mutex_lock(&s->cb_lock);
+	orcu__slot_lock(s);
 	orcu__slot_splice_new_locked(s, true);
-	orcu__cblist_advance(&s->cbl, orcu__load_acquire(&orcu__gp_seq));
-	/* The fence orders the splice before the snapshot (as gp_snap()). */
+	/* The fence orders the splice before the snapshot (as gp_snap());
+	 * seq_cst (so acquire): what the GPs we see ended covered is visible
+	 * to the callbacks we advance. */
 	orcu__fence_seq_cst();
-	orcu__cblist_accelerate(&s->cbl,
-		orcu__seq_snap(orcu__load_relaxed(&orcu__gp_seq)));
-	wait = orcu__cblist_wait_range(&s->cbl, &first, &last);
-	pthread_mutex_unlock(&s->cb_lock);
+	wait = orcu__slot_advance_locked(s, orcu__load_seq_cst(&orcu__gp_seq),
+					 &first, &last);
+	orcu__slot_unlock(s);
 	if (wait) {
 		orcu__gp_drive(last, false);
-		pthread_mutex_lock(&s->cb_lock);
+		orcu__slot_lock(s);
 		orcu__cblist_advance(&s->cbl, orcu__load_acquire(&orcu__gp_seq));
-		pthread_mutex_unlock(&s->cb_lock);
+		check_list(s);
+		orcu__slot_unlock(s);
 	}
 	entered = orcu__qsbr_enter_for_callbacks();
 	orcu__slot_invoke_done(s, 0, false);
@@ -335,22 +472,38 @@ bool orcu__slot_needs_threads(struct orcu__slot *s)
 {
 	bool work;
 
-	if (orcu__load_acquire(&s->online))
+	if (orcu__slot_online(s))
 		return true;
-	if (!orcu__load_acquire(&s->ever_online))
+	if (!orcu__slot_ever_online(s))
 		return false;
-	pthread_mutex_lock(&s->cb_lock);
+	orcu__slot_lock(s);
 	work = !orcu__cblist_empty(&s->cbl) || s->invoking ||
 	       !orcu__mpsc_empty(&s->newq) || !orcu__mpsc_empty(&s->lazyq);
-	pthread_mutex_unlock(&s->cb_lock);
+	orcu__slot_unlock(s);
 	return work;
+}
+
+/* fork (lifecycle): every slot's cb_lock, in slot order (no thread holds
+ * two), released in reverse. */
+void orcu__slots_lock_all(void)
+{
+	if (orcu__load_relaxed(&orcu__g.initialized))
+		for (int i = 0; i < orcu__g.nr_possible; i++)
+			orcu__slot_lock(&orcu__g.slots[i]);
+}
+
+void orcu__slots_unlock_all(void)
+{
+	if (orcu__load_relaxed(&orcu__g.initialized))
+		for (int i = orcu__g.nr_possible - 1; i >= 0; i--)
+			orcu__slot_unlock(&orcu__g.slots[i]);
 }
 
 /*
  * fork child (lifecycle, with every cb_lock still held): only the forking
  * thread exists.  Chains other threads had claimed go back in front of
  * DONE (point 3); the forking thread's own claim, if it forked from a
- * callback, stays with it.  Then n_pending is recounted from what each
+ * callback, stays with it.  Then the pending count is reset from what each
  * slot really holds: a poster caught between counting and publishing left
  * a count with no callback, and orcu_drain() would never see zero.
  */
@@ -378,13 +531,13 @@ void orcu__slots_after_fork_child(void)
 		if (s != orcu__tls.invoking_slot) {
 			for (struct orcu_head *h = s->cbl.head; h; h = h->next)
 				n += h->func != orcu__barrier_cb;
-			orcu__store_relaxed(&s->n_pending, n);
+			orcu__store_relaxed(&s->n_done, 0);
+			orcu__store_relaxed(&s->n_posted, n);
 		}
 		orcu__event_reset(&s->drain);
-		s->takeover = 0;
+		done_drained_locked(s);
 		s->lazy_armed = 0;
 		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
 		orcu__event_reset(&s->follower_wake);
-		orcu__store_relaxed(&s->inline_ready, 0);
 	}
 }

@@ -24,7 +24,7 @@ void orcu_get_stats(struct orcu_stats *out)
 	if (orcu__load_acquire(&orcu__g.initialized)) {
 		for (int i = 0; i < orcu__g.nr_possible; i++) {
 			struct orcu__slot *s = &orcu__g.slots[i];
-			long p = orcu__load_relaxed(&s->n_pending);
+			long p = orcu__slot_pending(s);
 			long pk = orcu__load_relaxed(&s->peak_pending);
 
 			invoked += orcu__load_relaxed(&s->n_invoked);
@@ -32,8 +32,8 @@ void orcu_get_stats(struct orcu_stats *out)
 			pending += p;
 			if (pk > peak)
 				peak = pk;
-			online += orcu__load_relaxed(&s->online) != 0;
-			offl += orcu__load_relaxed(&s->offloaded) != 0;
+			online += orcu__slot_online(s);
+			offl += orcu__slot_offloaded(s);
 		}
 		out->slots_possible = (uint64_t)orcu__g.nr_possible;
 	}
@@ -72,7 +72,7 @@ long orcu_slot_pending(int cpu)
 	if (!orcu__load_acquire(&orcu__g.initialized) || cpu < 0 ||
 	    cpu >= orcu__g.nr_possible)
 		return -EINVAL;
-	return orcu__load_relaxed(&orcu__g.slots[cpu].n_pending);
+	return orcu__slot_pending(&orcu__g.slots[cpu]);
 }
 
 void orcu_set_stall_handler(orcu_stall_handler_t handler, void *arg)

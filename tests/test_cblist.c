@@ -47,32 +47,10 @@ static long seg_len(const struct orcu__cblist *cbl, int seg)
 	return cbl->len[seg];
 }
 
-/* Walk the list (O(n)) and fail on an inconsistent length, tail pointer
- * or tag order: the invariants listed in src/cblist.h. */
-static void cblist_check(const struct orcu__cblist *cbl)
-{
-	struct orcu_head *const *p = &cbl->head;
-
-	for (int s = 0; s < ORCU__CBL_NSEGS; s++) {
-		CHECK(cbl->len[s] >= 0);
-		for (long i = 0; i < cbl->len[s]; i++) {
-			CHECK(*p != NULL); /* len[s] callbacks in segment s */
-			p = &(*p)->next;
-		}
-		CHECK(cbl->tails[s] == p); /* tails[s] ends segment s */
-	}
-	CHECK(*p == NULL); /* nothing behind NEXT */
-	CHECK(!orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT) ||
-	      orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY));
-	if (!orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY))
-		CHECK(orcu__seq_lt(cbl->gp_seq[ORCU__CBL_WAIT],
-				   cbl->gp_seq[ORCU__CBL_NEXT_READY]));
-}
-
 static void expect_lens(const struct orcu__cblist *cbl, long done, long wait,
 			long ready, long next)
 {
-	cblist_check(cbl);
+	orcu__cblist_check(cbl);
 	CHECK_EQ(seg_len(cbl, ORCU__CBL_DONE), done);
 	CHECK_EQ(seg_len(cbl, ORCU__CBL_WAIT), wait);
 	CHECK_EQ(seg_len(cbl, ORCU__CBL_NEXT_READY), ready);
@@ -452,7 +430,7 @@ static void verify(const struct model_list *m, unsigned long cur)
 	const struct orcu_head *c = m->cbl.head;
 	long i = 0;
 
-	cblist_check(&m->cbl);
+	orcu__cblist_check(&m->cbl);
 	CHECK_EQ(orcu__cblist_len(&m->cbl), m->n);
 	for (int s = 0; s < ORCU__CBL_NSEGS; s++) {
 		for (long k = 0; k < seg_len(&m->cbl, s); k++, i++) {

@@ -1,0 +1,226 @@
+/*
+ * slot.h - one CPU slot: its record, its lock and its named states.
+ * Included by internal.h (after the records it uses); the operations are
+ * in slot.c.  Nothing here is part of the public API.
+ *
+ * Lifecycle (orcu__slot.life, changed under orcu__g.lock):
+ *
+ *   NEVER_ONLINE --online--> ONLINE <--online/offline--> OFFLINE
+ *
+ * Invoker mode (orcu__slot.mode, changed under cb_lock): who invokes the
+ * slot's ready callbacks.
+ *
+ *   INLINE     application threads at their quiescent points; the leader
+ *              gives them ORCU_INLINE_TAKEOVER_MS, then moves to TAKEOVER.
+ *   TAKEOVER   an inline slot whose ready callbacks the slot's threads may
+ *              invoke too (the permission the follower checks); back to
+ *              INLINE once DONE is empty.
+ *   OFFLOADED  the slot's threads (orcu_cpu_offload, ORCU_NOCB_CPUS).
+ *
+ *   INLINE --deadline--> TAKEOVER --DONE empty--> INLINE
+ *   INLINE, TAKEOVER --offload--> OFFLOADED --deoffload--> INLINE
+ *
+ * `attached` (its leader scans it; never without a running leader) and
+ * `has_follower` change only through slot.c's helpers too.  A slot past
+ * ORCU_QHIMARK is `hurry`: its threads invoke whatever the mode.
+ */
+#ifndef ORCU_SLOT_H
+#define ORCU_SLOT_H
+
+#ifndef ORCU_INTERNAL_H
+#error "slot.h is included by internal.h"
+#endif
+
+enum orcu__slot_life {
+	ORCU__SLOT_NEVER_ONLINE,
+	ORCU__SLOT_ONLINE,
+	ORCU__SLOT_OFFLINE,
+};
+
+enum orcu__slot_mode {
+	ORCU__SLOT_INLINE,
+	ORCU__SLOT_TAKEOVER,
+	ORCU__SLOT_OFFLOADED,
+};
+
+/* One CPU slot.  Cache-line aligned; each field says who writes it.  The
+ * posters' line is written by posters only on the orcu_call path (the
+ * invokers count what they ran on their own line: pending is posted minus
+ * done); invokers write it only to take the queues, once per batch. */
+struct orcu__slot {
+	/* --- enqueue side: written by posting threads --- */
+	struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
+	struct orcu__mpsc lazyq;               /* lazy callbacks */
+	_Atomic long n_posted;      /* posters +1 before publishing (and adoption) */
+	_Atomic long n_lazy;        /* posters +1, whoever splices lazyq resets */
+	_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
+	_Atomic long peak_pending;  /* posters, when a post passes it */
+
+	/* --- changed through slot.c's helpers, read by everyone --- */
+	int cpu ORCU__ALIGNED;
+	struct orcu__leader *leader;   /* the group's leader record (always set) */
+	_Atomic int life;              /* enum orcu__slot_life; under orcu__g.lock */
+	_Atomic int mode;              /* enum orcu__slot_mode; under cb_lock */
+	_Atomic int attached;          /* its leader scans it (threads exist) */
+	_Atomic int has_follower;      /* follower thread exists */
+	_Atomic int adopted_reported;  /* never-onlined report printed */
+	pthread_t follower_tid;
+
+	/* --- segmented list and invoker state: under cb_lock --- */
+	pthread_mutex_t cb_lock ORCU__ALIGNED;
+	/* ORCU_DEBUG: the holder of cb_lock (its orcu__tls), else unused.
+	 * Present in every build so the layout does not depend on it. */
+	void *_Atomic cb_owner;
+	struct orcu__cblist cbl;
+	uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
+	int invoking;                  /* a thread is invoking a chain taken from DONE */
+	int lazy_armed;                /* leader only: last scan saw lazy callbacks, timer armed */
+	_Atomic int inline_ready;      /* leader sets, inline invoker clears */
+	_Atomic int follower_sleep;    /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
+	struct orcu__event follower_wake; /* the follower sleeps on it (nocb.c) */
+	_Atomic int hurry;             /* flood: over qhimark, cleared under qlowmark */
+	_Atomic int follower_stop;
+	/* The rest of the chain being invoked, written by the invoker before
+	 * each callback: a fork child puts it back (slot.c). */
+	struct orcu_head *_Atomic inflight;
+
+	/* orcu_wait_backlog(): callers sleep on it until the slot drains;
+	 * invokers notify it after each batch below qhimark (slot.c) */
+	struct orcu__event drain;
+
+	/* the barrier marker of this slot (under barrier state), and whether
+	 * it is queued somewhere (set by the barrier, cleared when it runs) */
+	struct orcu_head barrier_head;
+	_Atomic int marker_queued;
+	/* written by the invoker */
+	_Atomic long n_done;        /* invokers +n after invoking (release); adoption */
+	_Atomic uint64_t n_invoked;
+	_Atomic uint64_t n_inline;
+	_Atomic uint64_t n_takeover;
+};
+
+/* ------------------------------------------------------------------ */
+/* cb_lock.  In ORCU_DEBUG builds the holder is recorded: locking a slot
+ * this thread holds, unlocking or asserting one it does not, dies with
+ * file:line. */
+
+void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
+			 const char *what) __attribute__((noreturn));
+
+#ifdef ORCU_DEBUG
+#define orcu__slot_lock(s) orcu__slot_lock_at((s), __FILE__, __LINE__)
+#define orcu__slot_unlock(s) orcu__slot_unlock_at((s), __FILE__, __LINE__)
+#define orcu__slot_assert_locked(s) orcu__slot_assert_locked_at((s), __FILE__, __LINE__)
+
+static inline void orcu__slot_lock_at(struct orcu__slot *s, const char *file, int line)
+{
+	if (orcu__load_relaxed(&s->cb_owner) == (void *)&orcu__tls)
+		orcu__slot_lock_bug(s, file, line, "locked by this thread already");
+	pthread_mutex_lock(&s->cb_lock);
+	orcu__store_relaxed(&s->cb_owner, (void *)&orcu__tls);
+}
+
+static inline void orcu__slot_unlock_at(struct orcu__slot *s, const char *file, int line)
+{
+	if (orcu__load_relaxed(&s->cb_owner) != (void *)&orcu__tls)
+		orcu__slot_lock_bug(s, file, line, "unlocked by a thread not holding it");
+	orcu__store_relaxed(&s->cb_owner, NULL);
+	pthread_mutex_unlock(&s->cb_lock);
+}
+
+static inline void orcu__slot_assert_locked_at(const struct orcu__slot *s,
+					       const char *file, int line)
+{
+	if (orcu__load_relaxed(&s->cb_owner) != (void *)&orcu__tls)
+		orcu__slot_lock_bug(s, file, line, "expected to be locked by this thread");
+}
+#else
+static inline void orcu__slot_lock(struct orcu__slot *s)
+{
+	pthread_mutex_lock(&s->cb_lock);
+}
+
+static inline void orcu__slot_unlock(struct orcu__slot *s)
+{
+	pthread_mutex_unlock(&s->cb_lock);
+}
+
+#define orcu__slot_assert_locked(s) ((void)(s))
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Named state, read without a lock. */
+
+static inline bool orcu__slot_online(struct orcu__slot *s)
+{
+	return orcu__load_acquire(&s->life) == ORCU__SLOT_ONLINE;
+}
+
+static inline bool orcu__slot_ever_online(struct orcu__slot *s)
+{
+	return orcu__load_acquire(&s->life) != ORCU__SLOT_NEVER_ONLINE;
+}
+
+static inline bool orcu__slot_offloaded(struct orcu__slot *s)
+{
+	return orcu__load_relaxed(&s->mode) == ORCU__SLOT_OFFLOADED;
+}
+
+/*
+ * Callbacks counted but not yet invoked (nor moved away), as one value the
+ * slot really had: n_posted is read before and after n_done, and the pair
+ * is taken when n_posted did not move in between (after a few tries, the
+ * later read: never negative, at most too high).  n_done never passes
+ * n_posted.  Acquire on n_done: 0 means the effects of every callback
+ * counted so far are visible (pairs with the release in note_invoked(),
+ * slot.c); acquire on n_posted keeps each read in its place.
+ */
+static inline long orcu__slot_pending(struct orcu__slot *s)
+{
+	long posted = orcu__load_acquire(&s->n_posted), again, done;
+
+	for (int tries = 0;; tries++) {
+		done = orcu__load_acquire(&s->n_done);
+		again = orcu__load_acquire(&s->n_posted);
+		if (again == posted || tries == 8)
+			return again - done;
+		posted = again;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* slot.c */
+void orcu__slot_init(struct orcu__slot *s, int cpu);
+/* Lifecycle, under orcu__g.lock (or before the slots are published). */
+void orcu__slot_set_online(struct orcu__slot *s);
+void orcu__slot_set_offline(struct orcu__slot *s);
+/* Invoker mode, under cb_lock.  An illegal transition is a bug. */
+void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to);
+void orcu__slot_set_offloaded(struct orcu__slot *s, bool on);
+/* Threads, under orcu__g.lock (or in a fork child). */
+void orcu__slot_attach(struct orcu__slot *s);
+void orcu__slot_detach(struct orcu__slot *s);
+void orcu__slot_set_has_follower(struct orcu__slot *s, bool has);
+/* Lists */
+long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
+long orcu__slot_splice_new(struct orcu__slot *s, bool take_lazy);
+bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
+			       unsigned long *first, unsigned long *last);
+void orcu__slot_entrain_marker(struct orcu__slot *s);
+long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
+			 void (**first_func)(struct orcu_head *));
+/* Invocation */
+long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
+bool orcu__slot_safe_to_invoke_here(void);
+void orcu__slot_serve(struct orcu__slot *s);
+void orcu__slots_serve_unattached(void);
+bool orcu__slot_needs_threads(struct orcu__slot *s);
+/* fork (lifecycle): every cb_lock, in slot order, and back */
+void orcu__slots_lock_all(void);
+void orcu__slots_unlock_all(void);
+void orcu__slots_after_fork_child(void);
+/* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
+void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
+void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
+
+#endif
