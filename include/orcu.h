@@ -555,7 +555,15 @@ static inline void orcu_read_lock(void)
 			orcu__read_lock_slow();
 			return;
 		}
+#if defined(__SANITIZE_THREAD__) || defined(ORCU__TSAN)
+		/* ThreadSanitizer, like C++20, does not count this thread's
+		 * later relaxed stores into the release of the last unlock: a
+		 * GP that reads this value would not be ordered after the
+		 * previous section.  A release here is (ThreadSanitizer only). */
+		ORCU__STORE_RELEASE(&r->ctr, ORCU__LOAD_RELAXED(&orcu__gp_ctr));
+#else
 		ORCU__STORE_RELAXED(&r->ctr, ORCU__LOAD_RELAXED(&orcu__gp_ctr));
+#endif
 		orcu__mb_slave();
 	} else {
 		ORCU__STORE_RELAXED(&r->ctr, c + 1);

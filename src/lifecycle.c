@@ -168,14 +168,17 @@ int orcu_shutdown(void)
 }
 
 /*
- * fork.  Lock order: barrier_lock, orcu__g.lock, every cb_lock, registry,
- * the double-post set.  None of them is ever held across user code, so a
- * fork from inside a callback, or against a callback that takes one of
- * them, cannot deadlock here.  Invocations in flight are not waited for:
- * the child puts back what they had not run (slot.c).
+ * fork.  First every other invoker stops between two callbacks (slot.c
+ * point 5: the child holds no callback half-run, and puts back what they
+ * had not run), then the locks, in order: barrier_lock, orcu__g.lock,
+ * every cb_lock, registry, the double-post set.  None of them is ever held
+ * across user code, and none is held while the invokers are waited for,
+ * so a fork from inside a callback, or against a callback that takes one
+ * of them, cannot deadlock here.
  */
 static void fork_prepare(void)
 {
+	orcu__slots_fork_quiesce();
 	orcu__barrier_fork_prepare();
 	pthread_mutex_lock(&orcu__g.lock);
 	orcu__slots_lock_all();
@@ -195,6 +198,7 @@ static void fork_parent(void)
 	unlock_slots();
 	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__barrier_fork_parent();
+	orcu__slots_fork_resume(false);
 }
 
 static void fork_child(void)
@@ -220,6 +224,7 @@ static void fork_child(void)
 	orcu__store_relaxed(&orcu__g.degraded, 0);
 	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__barrier_fork_child();
+	orcu__slots_fork_resume(true);
 }
 
 __attribute__((constructor)) static void orcu__init_atfork(void)

@@ -25,6 +25,16 @@
  *  4. A callback is counted in n_posted before it is visible and in
  *     n_done after it ran (release), so a barrier that reads pending
  *     (posted - done) 0 with acquire has seen its effects.
+ *  5. fork() never snapshots a callback half-run: the forking thread
+ *     raises `fork_pending`, then waits until no other claimer is
+ *     `in_chain`; a claimer sets in_chain before it reads fork_pending at
+ *     the start of a chain (both seq_cst: one of the two sees the other),
+ *     and between two callbacks it parks, in_chain 0, while a fork is
+ *     pending.  So in the child every callback either ran completely or
+ *     is in `inflight` (point 3).  The forking thread's own chain (a fork
+ *     from a callback) is its to finish.  As with liburcu's call_rcu
+ *     threads, a callback that waits for something the forking thread
+ *     holds makes that fork wait too.
  *
  * The slot's named states (slot.h) change only here, each transition
  * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.
@@ -320,16 +330,123 @@ static void note_invoked(struct orcu__slot *s, long n)
 		orcu__event_notify_all(&s->drain);
 }
 
-/* Invoke a NULL-terminated chain, in order (point 3 for inflight). */
+/* ------------------------------------------------------------------ */
+/* fork and the invokers (point 5) */
+
+/* Forks in progress (several threads may fork at once). */
+static _Atomic int fork_pending;
+/* Parked claimers wait on it for fork_pending to fall to 0; a forking
+ * thread waits on it for the claimers to leave in_chain. */
+static struct orcu__event fork_event;
+
+/* The claimer of s, in_chain, saw a fork pending: step out of the chain
+ * between two callbacks until no fork is pending, then step back in. */
+static void fork_park(struct orcu__slot *s)
+{
+	do {
+		/* Pairs with the prepare and re-check of in_chain in
+		 * orcu__slots_fork_quiesce(): the notify's fence orders our
+		 * store before its waiter check. */
+		orcu__store_release(&s->in_chain, 0);
+		orcu__event_notify_all(&fork_event);
+		for (;;) {
+			uint32_t ticket = orcu__event_prepare(&fork_event);
+
+			/* Pairs with the decrement and notify in
+			 * orcu__slots_fork_resume(). */
+			if (!orcu__load_seq_cst(&fork_pending)) {
+				orcu__event_cancel(&fork_event);
+				break;
+			}
+			orcu__event_wait(&fork_event, ticket, -1);
+		}
+		/* Pairs with the increment of fork_pending then the load of
+		 * in_chain in orcu__slots_fork_quiesce() (seq_cst both ways). */
+		orcu__store_seq_cst(&s->in_chain, 1);
+	} while (orcu__load_seq_cst(&fork_pending));
+}
+
+static void chain_begin(struct orcu__slot *s)
+{
+	/* Pairs with orcu__slots_fork_quiesce(): it raises fork_pending,
+	 * then reads in_chain; we set in_chain, then read fork_pending. */
+	orcu__store_seq_cst(&s->in_chain, 1);
+	if (orcu__unlikely(orcu__load_seq_cst(&fork_pending)))
+		fork_park(s);
+}
+
+static void chain_end(struct orcu__slot *s)
+{
+	/* Same pairing as chain_begin(), the other way: a forking thread
+	 * that read in_chain 1 before our store is waiting, and we see its
+	 * fork_pending. */
+	orcu__store_seq_cst(&s->in_chain, 0);
+	if (orcu__unlikely(orcu__load_seq_cst(&fork_pending)))
+		orcu__event_notify_all(&fork_event);
+}
+
+static bool other_chains_running(void)
+{
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (s != orcu__tls.invoking_slot && orcu__load_seq_cst(&s->in_chain))
+			return true;
+	}
+	return false;
+}
+
+/* fork_prepare, before any library lock (a callback may take them). */
+void orcu__slots_fork_quiesce(void)
+{
+	orcu__fetch_add_seq_cst(&fork_pending, 1);
+	/* Slots set up after this load start their chains with
+	 * fork_pending already raised (chain_begin()). */
+	if (!orcu__load_acquire(&orcu__g.initialized))
+		return;
+	for (;;) {
+		uint32_t ticket = orcu__event_prepare(&fork_event);
+
+		if (!other_chains_running()) {
+			orcu__event_cancel(&fork_event);
+			return;
+		}
+		orcu__event_wait(&fork_event, ticket, -1);
+	}
+}
+
+/* After fork, every library lock released.  In the child no claimer is
+ * parked (they were other threads) and no other fork is in progress. */
+void orcu__slots_fork_resume(bool child)
+{
+	if (child) {
+		orcu__store_relaxed(&fork_pending, 0);
+		orcu__event_reset(&fork_event);
+		return;
+	}
+	/* Pairs with the re-check in fork_park() (the notify fences). */
+	orcu__fetch_sub_release(&fork_pending, 1);
+	orcu__event_notify_all(&fork_event);
+}
+
+/* ------------------------------------------------------------------ */
+/* Invocation */
+
+/* Invoke a NULL-terminated chain, in order (points 3 and 5). */
 static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_inline)
 {
 	struct orcu__reader *r = &orcu__reader;
 	long user = 0, since = 0;
 
 	r->in_callback++;
+	chain_begin(s);
 	while (chain) {
 		struct orcu_head *h = chain;
 
+		/* A fork waits for us here (point 5); relaxed: we see it
+		 * soon enough, and it waits for in_chain, not for this. */
+		if (orcu__unlikely(orcu__load_relaxed(&fork_pending)))
+			fork_park(s);
 		chain = h->next;
 		orcu__store_relaxed(&s->inflight, chain);
 		/* Orders the store above before the callback's stores (a fork
@@ -354,6 +471,7 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 			since = 0;
 		}
 	}
+	chain_end(s);
 	r->in_callback--;
 	orcu__trace2(invoked, s->cpu, user);
 	note_invoked(s, since);
@@ -534,6 +652,8 @@ void orcu__slots_after_fork_child(void)
 			orcu__store_relaxed(&s->n_done, 0);
 			orcu__store_relaxed(&s->n_posted, n);
 		}
+		if (s != orcu__tls.invoking_slot)
+			orcu__store_relaxed(&s->in_chain, 0);
 		orcu__event_reset(&s->drain);
 		done_drained_locked(s);
 		s->lazy_armed = 0;

@@ -83,6 +83,9 @@ struct orcu__slot {
 	/* The rest of the chain being invoked, written by the invoker before
 	 * each callback: a fork child puts it back (slot.c). */
 	struct orcu_head *_Atomic inflight;
+	/* 1 while the claimer runs a chain's callbacks, 0 while it is parked
+	 * between two of them for a fork (slot.c point 5): claimer only. */
+	_Atomic int in_chain;
 
 	/* orcu_wait_backlog(): callers sleep on it until the slot drains;
 	 * invokers notify it after each batch below qhimark (slot.c) */
@@ -219,6 +222,9 @@ bool orcu__slot_needs_threads(struct orcu__slot *s);
 void orcu__slots_lock_all(void);
 void orcu__slots_unlock_all(void);
 void orcu__slots_after_fork_child(void);
+/* fork: stop every other invoker between two callbacks, and let them go */
+void orcu__slots_fork_quiesce(void);
+void orcu__slots_fork_resume(bool child);
 /* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
 void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
 void orcu__nocb_wake_follower_locked(struct orcu__slot *s);

@@ -10,9 +10,11 @@
  * "deadlock in <name>" if it hangs.
  *  1. offline_slot_held_by_gp: slot 1's callbacks wait for a GP that a
  *     reader thread holds (the reader does not exist in the child);
- *  2. offline_slot_inflight_chain: slot 1's follower is blocked inside the
- *     first of its callbacks; the child puts back the rest of the chain it
- *     had claimed and runs it (all but the blocked one);
+ *  2. offline_slot_inflight_chain: slot 1's follower is inside the first
+ *     of its callbacks when the fork starts, and that callback is let go
+ *     only once fork() has begun: the fork waits until the follower is
+ *     between two callbacks, so the child holds that one completed, puts
+ *     back the rest of the chain the follower had claimed and runs it;
  *  3. fork_storm: two readers and an updater (synchronize, call) run while
  *     the main thread forks 200 times (not under the sanitizers: see
  *     STORM_FORKS); each child posts, barriers and synchronizes, and must
@@ -83,8 +85,8 @@ static void start_blocked_barrier(pthread_t *t)
 	_exit(n); } } while (0)
 
 /* The child's view: no threads yet; the barrier returns; every callback
- * with index >= first_expected ran exactly once, those before did not. */
-static int child_after_fork(int first_expected)
+ * posted before the fork ran exactly once. */
+static int child_after_fork(void)
 {
 	int n = atomic_load(&scen_posted);
 
@@ -92,7 +94,7 @@ static int child_after_fork(int first_expected)
 	CHILD_CHECK(10, orcu_debug_thread_count() == 0);
 	orcu_barrier();
 	for (int i = 0; i < n; i++)
-		CHILD_CHECK(11, atomic_load(&scen_ran[i]) == (i >= first_expected));
+		CHILD_CHECK(11, atomic_load(&scen_ran[i]) == 1);
 	/* And it goes on working. */
 	post_counted_on(1, 10);
 	post_counted_on(2, 10);
@@ -104,7 +106,7 @@ static int child_after_fork(int first_expected)
 	return 0;
 }
 
-static void fork_and_check_child(const char *what, int first_expected)
+static void fork_and_check_child(const char *what)
 {
 	pid_t pid;
 	int st;
@@ -114,7 +116,7 @@ static void fork_and_check_child(const char *what, int first_expected)
 	pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0)
-		_exit(child_after_fork(first_expected));
+		_exit(child_after_fork());
 	st = scen_wait_child(pid, what, 20);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		fprintf(stderr, "%s: %s %d\n", what,
@@ -138,7 +140,7 @@ static int offline_slot_held_by_gp(void)
 	start_blocked_barrier(&b);
 	CHECK_EQ(orcu_cpu_offline(1), 0);
 
-	fork_and_check_child("offline_slot_held_by_gp (forked child)", 0);
+	fork_and_check_child("offline_slot_held_by_gp (forked child)");
 
 	/* The parent: still held by its reader. */
 	CHECK_EQ(atomic_load(&barrier_done), 0);
@@ -158,11 +160,32 @@ static void blocker(void)
 		sleep_ms(1);
 }
 
+static atomic_int forking;
+
+/* Runs before orcu's own prepare handler (prepare handlers run in the
+ * reverse order of registration; orcu registers in a constructor). */
+static void note_forking(void)
+{
+	atomic_store(&forking, 1);
+}
+
+/* Lets the blocker go once fork() has begun: a fork that did not wait
+ * for the follower would snapshot the blocker unfinished. */
+static void *unblock_during_fork(void *arg)
+{
+	(void)arg;
+	CHECK_WAIT_UNTIL(atomic_load(&forking), 30);
+	sleep_ms(50);   /* let fork() get as far as it will; nothing depends on it */
+	atomic_store(&release_blocker, 1);
+	return NULL;
+}
+
 static int offline_slot_inflight_chain(void)
 {
-	pthread_t b;
+	pthread_t b, u;
 
 	topology();
+	CHECK_EQ(pthread_atfork(note_forking, NULL, NULL), 0);
 	CHECK_EQ(orcu_thread_bind_cpu(1), 0);
 	post_counted(blocker);                 /* index 0 */
 	CHECK_EQ(orcu_thread_bind_cpu(-1), 0);
@@ -172,11 +195,12 @@ static int offline_slot_inflight_chain(void)
 	start_blocked_barrier(&b);
 	CHECK_EQ(orcu_cpu_offline(1), 0);
 
-	/* The blocked callback is the parent's; all the others the child's. */
-	fork_and_check_child("offline_slot_inflight_chain (forked child)", 1);
+	CHECK_EQ(pthread_create(&u, NULL, unblock_during_fork, NULL), 0);
 
-	CHECK_EQ(atomic_load(&barrier_done), 0);
-	atomic_store(&release_blocker, 1);
+	/* The child ran every callback once, the blocker before the fork. */
+	fork_and_check_child("offline_slot_inflight_chain (forked child)");
+
+	CHECK_EQ(pthread_join(u, NULL), 0);
 	CHECK_EQ(pthread_join(b, NULL), 0);
 	check_all_ran_once();
 	return 0;
