@@ -1,6 +1,6 @@
 /*
  * barrier.pml -- orcu_barrier() versus never-onlined offloaded slots
- * (DESIGN.md 5.3, 5.4; seed 002).
+ * (DESIGN.md 5.3, 5.4; kernel commit d7e29933969e).
  *
  * 2 offloaded slots.  Slot 0 is online from the start (the barrier caller
  * runs there).  Slot 1 may never come online, or may come online at any
@@ -32,10 +32,10 @@
  *                a marker behind them there; else entrain a marker behind the
  *                slot's last callback.  The pending count is decremented only
  *                after a callback has returned.
- *   -DV2014      _rcu_barrier() at seed 002's parent (35ce7f29a44a era): a
+ *   -DV2014      _rcu_barrier() before commit d7e29933969e (35ce7f29a44a era): a
  *                marker is posted on every no-CBs CPU, kthread or not.
  *                Expected: hang (marker on a slot that has no thread).
- *   -DV2014FIX   seed 002 (d7e29933969e): rcu_nocb_cpu_needs_barrier() looks
+ *   -DV2014FIX   commit d7e29933969e: rcu_nocb_cpu_needs_barrier() looks
  *                at the three lists; empty -> skip; callbacks but no kthread
  *                -> complain and post the marker anyway.
  *                Expected: hang when a never-onlined slot has callbacks.

@@ -27,7 +27,7 @@
  *                orcu__event_wait(), modelled as futex_wait(&sleep, 1): the
  *                event blocks only while no notify followed the prepare, and
  *                the enqueuer notifies only after its exchange (event.h).
- *   -DPREFIX     Linux v3.17-rc before commit 11ed7f934cb8 (seed 001): flag
+ *   -DPREFIX     Linux v3.17-rc before commit 11ed7f934cb8: flag
  *                `nocb_leader_wake`, zero-initialised, 0 == NOT awake; the
  *                new leader kthread first waits for wake==1; wake_nocb_leader()
  *                returns early while the leader kthread does not exist.

@@ -111,18 +111,18 @@ LW=leader_wake
 check $LW "orcu"               lw_orcu     ""              safety     verify
 check $LW "orcu"               lw_orcu     ""              ltl:nolost verify
 check $LW "orcu"               lw_orcu     ""              live:live  verify
-check $LW "pre-fix seed 001"   lw_prefix   "-DPREFIX"      ltl:nolost cex
-check $LW "pre-fix seed 001"   lw_prefix   "-DPREFIX"      live:live  cex
+check $LW "before 11ed7f934cb8" lw_prefix   "-DPREFIX"      ltl:nolost cex
+check $LW "before 11ed7f934cb8" lw_prefix   "-DPREFIX"      live:live  cex
 check $LW "mutant: no re-scan" lw_norescan "-DNORESCAN"    ltl:nolost cex
 check $LW "mutant: late publish" lw_late   "-DLATE_PUBLISH" ltl:nolost cex
 
 B=barrier
 check $B "orcu"                    b_orcu    ""           safety    verify
 check $B "orcu"                    b_orcu    ""           live:live verify
-check $B "2014, seed 002 parent"   b_2014    "-DV2014"    assert    verify
-check $B "2014, seed 002 parent"   b_2014    "-DV2014"    live:live cex
-check $B "seed 002 kernel fix"     b_2014fix "-DV2014FIX" live:live cex
-check $B "seed 002 kernel fix"     b_2014fix "-DV2014FIX" assert    cex
+check $B "before d7e29933969e"     b_2014    "-DV2014"    assert    verify
+check $B "before d7e29933969e"     b_2014    "-DV2014"    live:live cex
+check $B "kernel d7e29933969e"     b_2014fix "-DV2014FIX" live:live cex
+check $B "kernel d7e29933969e"     b_2014fix "-DV2014FIX" assert    cex
 
 RW=reader_wake
 check $RW "orcu memb"                 rw_memb      ""                      safety     verify

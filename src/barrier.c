@@ -12,7 +12,7 @@
  * release after the callbacks ran, and we read that with acquire.  Such slots cost a
  * load, nothing more.
  *
- * Slots without threads (seed 002).  A slot that never came online has no
+ * Slots without threads (kernel commit d7e29933969e).  A slot that never came online has no
  * threads, so a marker posted there would never run: the 2014 kernel hung
  * here.  A slot without callbacks is skipped; one *with* callbacks (posted
  * by a thread bound to it, or before it came online, or whose threads
@@ -73,7 +73,7 @@ void orcu__barrier_cb(struct orcu_head *h)
 		barrier_finish();
 }
 
-/* Seed 002: callbacks on a slot that has no threads move to one that has.
+/* Kernel commit d7e29933969e: callbacks on a slot that has no threads move to one that has.
  * Caller holds orcu__g.lock.  False if no slot has threads. */
 static bool adopt_orphans(void)
 {

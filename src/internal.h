@@ -82,7 +82,7 @@ enum orcu__follower_state {
 };
 
 /* A leader's sleep state.  Zero is AWAKE: a leader that never slept
- * (including one just spawned) scans before waiting.  Seed 001's lesson. */
+ * (including one just spawned) scans before waiting.  Kernel commit 11ed7f934cb8's lesson. */
 enum orcu__leader_state {
 	ORCU__LEADER_AWAKE = 0,       /* scanning or waiting for a GP */
 	ORCU__LEADER_SLEEPING,        /* idle; the first enqueuer to claim it wakes it */

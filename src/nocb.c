@@ -12,9 +12,9 @@
  *  1. A leader's `sleep` state is ORCU__LEADER_AWAKE (zero) when the
  *     leader is awake, and the record is zero-initialised, so a leader that
  *     has just been spawned scans its group before it ever waits: callbacks
- *     posted before it existed are found (seed 001: the pre-fix flag meant
- *     "awake" and started at zero, so a new leader slept on a non-empty
- *     queue).
+ *     posted before it existed are found (before kernel commit
+ *     11ed7f934cb8 the flag meant "awake" and started at zero, so a new
+ *     leader slept on a non-empty queue).
  *  2. An enqueuer publishes its callback (seq_cst exchange of the queue
  *     tail), then reads `sleep` (seq_cst); the leader sets `sleep` to
  *     SLEEPING, prepares its wake event (a fence), then re-scans every queue

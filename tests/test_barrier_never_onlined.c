@@ -1,5 +1,5 @@
 /*
- * test_barrier_never_onlined - DESIGN 5.3, seed 002: orcu_barrier() never
+ * test_barrier_never_onlined - DESIGN 5.3, kernel commit d7e29933969e: orcu_barrier() never
  * waits on what cannot run.  Each scenario runs in a child process with its
  * stderr redirected to a file, bounded by the parent (a hang is a failure):
  *  A. never-onlined slots without callbacks are skipped: the barrier
@@ -102,7 +102,7 @@ static char *run_child(void (*fn)(void), const char *path)
 		if (check_now_s() > deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
-			fprintf(stderr, "child hung in orcu_barrier (seed 002)\n");
+			fprintf(stderr, "child hung in orcu_barrier (kernel commit d7e29933969e)\n");
 			exit(1);
 		}
 		struct timespec ts = { 0, 5000000 };

@@ -1,5 +1,5 @@
 /*
- * test_early_slot - DESIGN 5.1, seed 001: early callbacks are never lost.
+ * test_early_slot - DESIGN 5.1, kernel commit 11ed7f934cb8: early callbacks are never lost.
  * Callbacks are posted from a constructor (before main, before any
  * orcu_init) on a slot that is possible but not online, so neither its
  * follower nor its group's leader exists.  They must be kept, and invoked

@@ -8,7 +8,7 @@
  *             -EAGAIN, synchronize runs its GP on the caller, every
  *             callback runs (barrier exact); once creation works again the
  *             threads are retried, and a new leader finds the callbacks
- *             that were posted before it existed (seed 001), with no
+ *             that were posted before it existed (kernel commit 11ed7f934cb8), with no
  *             barrier;
  *   gp        only the GP thread fails: leaders run GPs themselves;
  *   leaders   every leader fails: the GP thread serves the slots;
@@ -125,7 +125,7 @@ static int run_mode(int mode)
 	CHECK_EQ(st.callbacks_pending, 0);
 
 	if (mode == FAIL_ALL) {
-		/* Seed 001 in degraded form: callbacks wait on slots whose
+		/* Kernel commit 11ed7f934cb8's lesson in degraded form: callbacks wait on slots whose
 		 * leader does not exist; creation works again; the retried
 		 * leaders find them on their first scan, with no barrier. */
 		memset(seen, 0, sizeof(seen));

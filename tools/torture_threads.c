@@ -377,7 +377,7 @@ static int pick_any_slot(struct rng *r)
 	uint64_t x = rnd(r);
 
 	if (topo.never >= 0 && (x & 255) == 0)
-		return topo.never;       /* seed 002: a slot that never came online */
+		return topo.never;       /* kernel commit d7e29933969e: a slot that never came online */
 	if ((x & 7) == 1)
 		return -1;               /* follow the real CPU */
 	if (topo.n_hp && (x & 7) == 2)
