@@ -18,8 +18,8 @@
  * private list), then decrements the slot's pending count.
  *
  * Proctype  <->  C function it mirrors
- *   enqueuer     orcu_call() -> enqueue() (src/call.c)
- *   slot_thread  nocb_leader_main() + nocb_follower_main() of that slot (src/nocb.c)
+ *   enqueuer     orcu_call() -> do_call() (src/call.c)
+ *   slot_thread  leader_main() + follower_main() of that slot (src/nocb.c)
  *   hotplug      orcu_cpu_online() (src/cpu.c) + thread spawning (src/nocb.c),
  *                under the online mutex
  *   barrier      orcu_barrier() (src/barrier.c); entraining a marker =

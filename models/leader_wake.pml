@@ -10,12 +10,12 @@
  * and its re-scan (the fence in orcu__event_prepare(), src/event.h).
  *
  * Proctype  <->  C function it mirrors
- *   enqueuer     orcu_call() -> enqueue() (src/call.c), then
+ *   enqueuer     orcu_call() -> do_call() (src/call.c), then
  *                orcu__nocb_wake_leader() (src/slot.c)
- *   leader       nocb_leader_main() (src/nocb.c)
- *   follower     nocb_follower_main() (src/nocb.c): invoke handed-over callbacks
+ *   leader       leader_main() (src/nocb.c)
+ *   follower     follower_main() (src/nocb.c): invoke handed-over callbacks
  *   gp_thread    the GP thread (src/gp.c), abstracted to "a GP ends when asked"
- *   init         also slot onlining / thread spawning (nocb_spawn_group() in
+ *   init         also slot onlining / thread spawning (orcu__nocb_spawn_slot() in
  *                src/nocb.c): may run before, between or after the enqueues
  *
  * Variants (spin's cpp):
@@ -164,7 +164,7 @@ wait_again:
 	hand_over(1);
 	goto wait_again
 #else
-	/* nocb_leader_main(): sleep == 0 at start, so scan immediately */
+	/* leader_main(): sleep == 0 at start, so scan immediately */
 	do
 	:: got = 0;
 	   take(0); take(1);
