@@ -555,18 +555,14 @@ static inline void orcu_read_lock(void)
 			orcu__read_lock_slow();
 			return;
 		}
-#if defined(__SANITIZE_THREAD__) || defined(ORCU__TSAN)
-		/* ThreadSanitizer, like C++20, does not count this thread's
-		 * later relaxed stores into the release of the last unlock: a
-		 * GP that reads this value would not be ordered after the
-		 * previous section.  A release here is (ThreadSanitizer only). */
+		/* Release (a plain store on x86): a GP that sees this value is
+		 * ordered after our previous section, whose unlock it may not
+		 * have seen; pairs with the acquire scan (registry.c point 3). */
 		ORCU__STORE_RELEASE(&r->ctr, ORCU__LOAD_RELAXED(&orcu__gp_ctr));
-#else
-		ORCU__STORE_RELAXED(&r->ctr, ORCU__LOAD_RELAXED(&orcu__gp_ctr));
-#endif
 		orcu__mb_slave();
 	} else {
-		ORCU__STORE_RELAXED(&r->ctr, c + 1);
+		/* Release for the same reason as the outermost store. */
+		ORCU__STORE_RELEASE(&r->ctr, c + 1);
 	}
 }
 
@@ -587,7 +583,7 @@ static inline void orcu_read_unlock(void)
 		if (__builtin_expect(ORCU__LOAD_RELAXED(&orcu__gp_wait), 0))
 			orcu__reader_wake_gp();
 	} else if (__builtin_expect((c & ORCU__NEST_MASK) > 1, 1)) {
-		ORCU__STORE_RELAXED(&r->ctr, c - 1);
+		ORCU__STORE_RELEASE(&r->ctr, c - 1);
 	} else {
 		orcu__read_unlock_slow();
 	}

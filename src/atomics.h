@@ -27,6 +27,9 @@
 #define orcu__cas_acq_rel(p, expp, v) \
 	atomic_compare_exchange_strong_explicit((p), (expp), (v), \
 		memory_order_acq_rel, memory_order_acquire)
+#define orcu__cas_seq_cst(p, expp, v) \
+	atomic_compare_exchange_strong_explicit((p), (expp), (v), \
+		memory_order_seq_cst, memory_order_seq_cst)
 #define orcu__cas_relaxed(p, expp, v) \
 	atomic_compare_exchange_strong_explicit((p), (expp), (v), \
 		memory_order_relaxed, memory_order_relaxed)

@@ -111,6 +111,22 @@ static inline bool orcu__event_notify_n(struct orcu__event *ev, int n)
 	return true;
 }
 
+/* The same where the condition was stored by a seq_cst operation (store
+ * or read-modify-write) just before: that operation and the seq_cst load
+ * of `waiters` after it stand in for the fence of point 1 (the sleeper's
+ * fence precedes the condition's store in the single total order, or its
+ * re-check sees the store), so the waker saves a full fence. */
+static inline bool orcu__event_notify_all_after_sc(struct orcu__event *ev)
+{
+	/* Point 1: pairs with the fence in orcu__event_prepare(). */
+	if (!orcu__load_seq_cst(&ev->waiters))
+		return false;
+	/* Point 2: pairs with the acquire ticket load in orcu__event_prepare(). */
+	orcu__fetch_add_release(&ev->seq, 1);
+	orcu__futex_wake(&ev->seq, ORCU__EVENT_WAKE_ALL);
+	return true;
+}
+
 /* Events with one sleeper (a leader, a follower, the GP thread). */
 static inline bool orcu__event_notify(struct orcu__event *ev)
 {

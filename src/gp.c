@@ -30,6 +30,12 @@
  *     re-reads gp_needed before it waits; a requester raises gp_needed,
  *     fences, and notifies unless it sees the thread awake or batching.
  *     One of the two always sees the other's store.
+ *  5. With no reader registered a GP is a single compare-and-swap of
+ *     gp_seq from an idle value to the next one (gp_skip_idle()), made by
+ *     whoever needs it, so a synchronize with nobody to wait for costs a
+ *     few atomics and no hand-off.  The owner starts its GPs with a swap
+ *     as well, so the two never overwrite each other; while gp_seq is odd
+ *     only the owner writes it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -96,11 +102,12 @@ void orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 	wake_gp_thread(how == ORCU__GP_BATCH);
 }
 
-/* Wake the GP waiters after the caller's store to gp_seq or gp_owner:
- * each re-checks both after it prepares (orcu__gp_drive()). */
+/* Wake the GP waiters after the caller's seq_cst store (or swap) of
+ * gp_seq or gp_owner: each re-checks both after it prepares
+ * (orcu__gp_drive()). */
 static void gp_done_notify(void)
 {
-	if (orcu__event_notify_all(&gp_done))
+	if (orcu__event_notify_all_after_sc(&gp_done))
 		orcu__count(gp_wakeups, 1);
 }
 
@@ -140,13 +147,9 @@ static void gp_ended(unsigned long cur)
 		ended(cur);
 }
 
-static void end_gp(unsigned long cur, uint64_t start)
+/* After gp_seq reached the idle value cur: count, trace, wake. */
+static void end_gp_notify(unsigned long cur, uint64_t start)
 {
-	/* Pairs with the acquire loads of gp_seq in orcu__gp_drive(),
-	 * orcu_poll_state() and the leaders: what the readers did is visible
-	 * to them. */
-	orcu__store_seq_cst(&orcu__gp_seq, cur);
-	orcu__count(gp_completed, 1);
 	/* The batching window counts from GPs that waited for readers. */
 	if (start) {
 		uint64_t end = orcu__now_ns();
@@ -159,6 +162,38 @@ static void end_gp(unsigned long cur, uint64_t start)
 	gp_ended(cur);
 }
 
+static void end_gp(unsigned long cur, uint64_t start)
+{
+	/* Pairs with the acquire loads of gp_seq in orcu__gp_drive(),
+	 * orcu_poll_state() and the leaders: what the readers did is visible
+	 * to them.  A store: while gp_seq is odd only its owner changes it. */
+	orcu__store_seq_cst(&orcu__gp_seq, cur);
+	end_gp_notify(cur, start);
+}
+
+/*
+ * Point 5: nobody registered, so a whole GP has nothing to wait for: move
+ * gp_seq from the idle value cur straight to the next idle value, in one
+ * compare-and-swap that any thread may make, owner or not (registry.c says
+ * why a reader that registers meanwhile needs no wait).  The swap fails if
+ * gp_seq moved since cur was read: an owner's GP started (its start is a
+ * swap too), or another thread made this one.  True if we made it.
+ */
+static bool gp_skip_idle(unsigned long cur)
+{
+	unsigned long next = orcu__seq_end(orcu__seq_start(cur));
+
+	if (orcu__seq_in_progress(cur) || orcu__registry_has_readers())
+		return false;
+	/* seq_cst as end_gp()'s store: pairs with the acquire loads of gp_seq
+	 * in orcu__gp_drive(), orcu_poll_state() and the leaders. */
+	if (!orcu__cas_seq_cst(&orcu__gp_seq, &cur, next))
+		return false;
+	orcu__trace1(gp_start, next - 1);
+	end_gp_notify(next, 0);
+	return true;
+}
+
 static void run_one_gp(unsigned long cur)
 {
 	bool hurry = orcu__load_relaxed(&gp_hurry) && orcu__xchg_acq_rel(&gp_hurry, 0);
@@ -166,21 +201,22 @@ static void run_one_gp(unsigned long cur)
 
 	if (hurry)
 		orcu__count(gp_expedited, 1);
-	/* Nobody registered: a whole GP with nothing to wait for, from idle
-	 * straight to the next idle value (registry.c says why a reader that
-	 * registers meanwhile needs no wait). */
 	if (!orcu__seq_in_progress(cur) && !orcu__registry_has_readers()) {
-		orcu__trace1(gp_start, cur);
-		end_gp(orcu__seq_end(orcu__seq_start(cur)), 0);
+		gp_skip_idle(cur);      /* if it fails, the caller re-reads gp_seq */
 		return;
 	}
 	start = orcu__now_ns();
 
 	if (!orcu__seq_in_progress(cur)) {
+		unsigned long idle = cur;
+
 		cur = orcu__seq_start(cur);
-		/* Requests read before the start are ordered before it; the full
+		/* A swap, not a store: a non-owner may have skipped an idle GP
+		 * since we read gp_seq (point 5); then the caller re-reads it.
+		 * Requests read before the start are ordered before it; the full
 		 * barrier that opens the reader wait follows (registry.c). */
-		orcu__store_seq_cst(&orcu__gp_seq, cur);
+		if (!orcu__cas_seq_cst(&orcu__gp_seq, &idle, cur))
+			return;
 	}
 	orcu__trace1(gp_start, cur);
 	orcu__delay(ORCU__DELAY_GP_START);
@@ -202,15 +238,27 @@ static void run_one_gp(unsigned long cur)
  */
 void orcu__gp_drive(unsigned long target, bool hurry)
 {
-	if (hurry)
-		orcu__store_relaxed(&gp_hurry, 1);
+	bool hurry_asked = false;
+
 	for (;;) {
 		unsigned long cur;
 		uint32_t ticket;
 
 		/* Acquire pairs with the store that ends the GP. */
-		if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), target))
+		cur = orcu__load_acquire(&orcu__gp_seq);
+		if (orcu__seq_done(cur, target))
 			break;
+		/* Nobody to wait for: no ownership, no GP thread (point 5). */
+		if (gp_skip_idle(cur)) {
+			if (hurry)
+				orcu__count(gp_expedited, 1);
+			continue;
+		}
+		/* The GP we wait for, run by us or by the owner, hurries. */
+		if (hurry && !hurry_asked) {
+			orcu__store_relaxed(&gp_hurry, 1);
+			hurry_asked = true;
+		}
 		if (gp_try_own()) {
 			while (!orcu__seq_done(cur = orcu__load_acquire(&orcu__gp_seq), target))
 				run_one_gp(cur);

@@ -156,7 +156,7 @@ extern __thread struct orcu__tls orcu__tls;
 /* Statistics (stats.c): relaxed counters. */
 
 struct orcu__counters {
-	_Atomic uint64_t gp_completed, gp_expedited, callbacks_lazy, barriers,
+	_Atomic uint64_t gp_expedited, callbacks_lazy, barriers,
 		barriers_run, gp_wakeups, gp_leader_wakeups, leader_wakeups,
 		enqueue_wakeups, adopted, qhimark_crossings, hurried_gps,
 		poster_waits, poster_overruns, lazy_flushes, stalls_reported,

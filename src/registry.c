@@ -8,15 +8,23 @@
  * state.
  *
  * Why a grace period is safe (memb readers).  A reader's outermost lock
- * copies orcu__gp_ctr (phase | 1) into its ctr; its unlock stores 0.  Both
- * are plain stores ordered by a compiler barrier only: the GP thread makes
- * up for the missing fences with membarrier(), which runs a full barrier on
- * every CPU running one of our threads.  The GP waits twice, flipping the
- * phase before each wait, for every reader that is inside a section entered
- * under the old phase.  A reader that loaded the phase before a flip but
- * stored it after our scan looked is caught by the second wait; a reader
- * whose store we never see started its section after the barrier point and
- * therefore sees every update made before the GP began.
+ * copies orcu__gp_ctr (phase | 1) into its ctr; its unlock stores 0.  Every
+ * store to ctr is a release (a plain store on x86), and no fence follows
+ * it: the GP makes up for the missing store -> load fence with ONE
+ * membarrier(), which runs a full barrier on every CPU running one of our
+ * threads, at its start.
+ *  1. A reader whose section-opening store our scans never see stored it
+ *     after its barrier point, so the section sees every update made
+ *     before the GP began: it cannot hold what the GP protects.
+ *  2. The GP waits twice, flipping the phase before each wait, for every
+ *     reader inside a section entered under the old phase.  A reader that
+ *     loaded the phase before a flip but stored it after our scan looked
+ *     is caught by the second wait.
+ *  3. The GP ends only after it saw, with an acquire load, a value of ctr
+ *     stored after each section it waited for (0 from its unlock, or a
+ *     later lock's or nesting's store): all are releases, so the section's
+ *     reads happen before the GP ends, and no closing membarrier() is
+ *     needed.  (liburcu's memb flavor pays a second membarrier() there.)
  *
  * qsbr readers announce quiescent states by copying the GP counter into
  * qs_seq (acquire load, release store); 0 means offline.  The GP waits until
@@ -591,10 +599,9 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 	orcu__store_seq_cst(&orcu__gp_ctr, orcu__load_relaxed(&orcu__gp_ctr) ^ ORCU__PHASE);
 	wait_phase(1, memb, expedited, gp_start_ns, &next_report, want_q);
 
-	/* Readers' section reads complete before we report the GP over.
-	 * Pairs with orcu__mb_slave() before the unlock store. */
-	if (memb)
-		orcu__membarrier_master();
-	else
-		orcu__fence_seq_cst();
+	/* No closing membarrier(): every reader we waited for was last seen
+	 * through an acquire load of a release store its owner made after its
+	 * section (point 3 above), so its section's reads happen before the
+	 * end of this GP.  The fence orders our scans before the GP end. */
+	orcu__fence_seq_cst();
 }

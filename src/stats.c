@@ -37,7 +37,8 @@ void orcu_get_stats(struct orcu_stats *out)
 		}
 		out->slots_possible = (uint64_t)orcu__g.nr_possible;
 	}
-	out->gp_completed = LOAD(gp_completed);
+	/* gp_seq counts two per GP ended (seq.h); no counter on the GP path. */
+	out->gp_completed = (uint64_t)(orcu__load_relaxed(&orcu__gp_seq) >> 1);
 	out->gp_expedited = LOAD(gp_expedited);
 	out->callbacks_invoked = invoked;
 	out->callbacks_pending = pending > 0 ? (uint64_t)pending : 0;
