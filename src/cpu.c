@@ -25,11 +25,16 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 	struct orcu__leader *leaders;
 	int stride = orcu__g.stride, ngroups = orcu__g.nr_groups;
 
+	size_t nwait = ((size_t)ngroups + 63) / 64;
+	_Atomic uint64_t *gp_wait;
+
 	slots = aligned_alloc(ORCU__CACHELINE, sizeof(*slots) * (size_t)nr_possible);
 	leaders = aligned_alloc(ORCU__CACHELINE, sizeof(*leaders) * (size_t)ngroups);
-	if (!slots || !leaders) {
+	gp_wait = calloc(nwait, sizeof(*gp_wait));
+	if (!slots || !leaders || !gp_wait) {
 		free(slots);
 		free(leaders);
+		free(gp_wait);
 		return -ENOMEM;
 	}
 	memset(leaders, 0, sizeof(*leaders) * (size_t)ngroups);
@@ -50,6 +55,7 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 	}
 	orcu__g.slots = slots;
 	orcu__g.leaders = leaders;
+	orcu__g.leader_gp_wait = gp_wait;
 	return 0;
 }
 

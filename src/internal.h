@@ -92,7 +92,6 @@ enum orcu__leader_state {
 struct orcu__leader {
 	_Atomic int sleep ORCU__ALIGNED;    /* orcu__leader_state: leader sets; enqueuers claim */
 	struct orcu__event wake;            /* the leader sleeps on it: enqueuers, force, GP ends */
-	_Atomic int gp_waiting;             /* leader sets; GP thread clears */
 	_Atomic unsigned long gp_wait_seq;  /* leader writes, GP thread reads */
 	_Atomic int exists;                 /* thread running */
 	_Atomic int stop;
@@ -125,6 +124,11 @@ struct orcu__global {
 
 	struct orcu__slot *slots;      /* [nr_possible] */
 	struct orcu__leader *leaders;  /* [nr_groups] */
+	/* Bit g of word g / 64: leader g waits for a GP (nocb.c point 3).
+	 * Leaders set and clear their bit; a GP end reads the words and
+	 * clears the bits of the leaders it wakes.  One cache line for 512
+	 * groups, so a GP end does not touch every leader's record. */
+	_Atomic uint64_t *leader_gp_wait;   /* [(nr_groups + 63) / 64] */
 
 	_Atomic int nr_inline;         /* slots not offloaded: 0 skips inline polls */
 	_Atomic int stopping;          /* orcu_shutdown is joining threads: spawn nothing */

@@ -121,24 +121,45 @@ void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who)
  * none skips the walk over every group. */
 static _Atomic int leaders_waiting;
 
+/* Bit of leader l in orcu__g.leader_gp_wait. */
+static _Atomic uint64_t *gp_wait_word(const struct orcu__leader *l, uint64_t *bit)
+{
+	int g = (int)(l - orcu__g.leaders);
+
+	*bit = 1ull << (g % 64);
+	return &orcu__g.leader_gp_wait[g / 64];
+}
+
 void orcu__nocb_gp_done(unsigned long seq)
 {
+	int nwords = (orcu__g.nr_groups + 63) / 64;
+
 	/* seq_cst pairs with leader_wait_gp(): it counts itself, then
 	 * re-reads gp_seq; we stored gp_seq, then read the count. */
 	if (!orcu__load_seq_cst(&leaders_waiting))
 		return;
-	for (int g = 0; g < orcu__g.nr_groups; g++) {
-		struct orcu__leader *l = &orcu__g.leaders[g];
+	for (int w = 0; w < nwords; w++) {
+		/* Pairs with the seq_cst fetch_or in leader_wait_gp(). */
+		uint64_t bits = orcu__load_seq_cst(&orcu__g.leader_gp_wait[w]);
 
-		if (!orcu__load_acquire(&l->gp_waiting))
-			continue;
-		if (!orcu__seq_done(seq, orcu__load_acquire(&l->gp_wait_seq)))
-			continue;
-		orcu__store_relaxed(&l->gp_waiting, 0);
-		/* The leader re-checks gp_seq after preparing (leader_wait_gp()). */
-		orcu__event_notify(&l->wake);
-		orcu__count(gp_wakeups, 1);
-		orcu__count(gp_leader_wakeups, 1);
+		while (bits) {
+			int g = w * 64 + __builtin_ctzll(bits);
+			struct orcu__leader *l = &orcu__g.leaders[g];
+			uint64_t bit = bits & -bits;
+
+			bits &= bits - 1;
+			/* Pairs with the release of gp_wait_seq in leader_wait_gp(),
+			 * made before the leader set its bit. */
+			if (!orcu__seq_done(seq, orcu__load_acquire(&l->gp_wait_seq)))
+				continue;
+			orcu__fetch_and_relaxed(&orcu__g.leader_gp_wait[w], ~bit);
+			/* Always notify once the bit is cleared: a leader that
+			 * re-armed meanwhile wakes, re-checks and re-arms; it
+			 * re-checks gp_seq after preparing (leader_wait_gp()). */
+			orcu__event_notify(&l->wake);
+			orcu__count(gp_wakeups, 1);
+			orcu__count(gp_leader_wakeups, 1);
+		}
 	}
 }
 
@@ -299,6 +320,8 @@ static long leader_invoke(struct orcu__leader *l)
 /* Wait for the GP that the group's earliest callbacks need. */
 static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 {
+	_Atomic uint64_t *wait_word;
+	uint64_t bit;
 	uint32_t ticket;
 
 	if (!orcu__gp_thread_running()) {
@@ -309,11 +332,13 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 	orcu__gp_request(sc->last, sc->hurry ? ORCU__GP_HURRY : ORCU__GP_BATCH);
 	if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), sc->first))
 		return;
+	wait_word = gp_wait_word(l, &bit);
 	orcu__store_release(&l->gp_wait_seq, sc->first);
-	/* Pairs with the acquire in orcu__nocb_gp_done(); the re-check below
-	 * closes the window where the GP ended before we published our wait. */
+	/* Pairs with the seq_cst loads in orcu__nocb_gp_done(); the re-check
+	 * below closes the window where the GP ended before we published
+	 * our wait. */
 	orcu__fetch_add_seq_cst(&leaders_waiting, 1);
-	orcu__store_seq_cst(&l->gp_waiting, 1);
+	orcu__fetch_or_seq_cst(wait_word, bit);
 	/* The GP thread notifies after the GP ends, a forced wake after it
 	 * sets force: re-check both after preparing (event.h). */
 	ticket = orcu__event_prepare(&l->wake);
@@ -322,7 +347,7 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 		orcu__event_wait(&l->wake, ticket, sc->timeout_ns);
 	else
 		orcu__event_cancel(&l->wake);
-	orcu__store_relaxed(&l->gp_waiting, 0);
+	orcu__fetch_and_relaxed(wait_word, ~bit);
 	orcu__fetch_sub_relaxed(&leaders_waiting, 1);
 }
 
@@ -516,17 +541,24 @@ void orcu__nocb_join_all(void)
 	}
 }
 
+/* No leader waits for a GP (none runs). */
+static void clear_gp_wait_bits(void)
+{
+	for (int w = 0; w < (orcu__g.nr_groups + 63) / 64; w++)
+		orcu__store_relaxed(&orcu__g.leader_gp_wait[w], 0);
+}
+
 /* Under orcu__g.lock, after the joins: no thread serves any slot. */
 void orcu__nocb_forget_all(void)
 {
 	ORCU__ASSERT_HELD(&orcu__g.lock);
+	clear_gp_wait_bits();
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
 		struct orcu__leader *l = &orcu__g.leaders[g];
 
 		if (!orcu__load_relaxed(&l->exists))
 			continue;
 		orcu__store_relaxed(&l->exists, 0);
-		orcu__store_relaxed(&l->gp_waiting, 0);
 		orcu__store_relaxed(&l->force, 0);
 		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
 		orcu__fetch_sub_relaxed(&orcu__g.leaders_alive, 1);
@@ -555,7 +587,6 @@ void orcu__nocb_after_fork_child(void)
 		orcu__store_relaxed(&l->exists, 0);
 		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
 		orcu__event_reset(&l->wake);
-		orcu__store_relaxed(&l->gp_waiting, 0);
 		orcu__store_relaxed(&l->stop, 0);
 		orcu__store_relaxed(&l->force, 1);
 	}
@@ -567,5 +598,6 @@ void orcu__nocb_after_fork_child(void)
 	}
 	orcu__store_relaxed(&orcu__g.leaders_alive, 0);
 	orcu__store_relaxed(&orcu__g.followers_alive, 0);
+	clear_gp_wait_bits();
 	orcu__store_relaxed(&leaders_waiting, 0);
 }

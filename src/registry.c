@@ -476,7 +476,12 @@ void orcu__reader_wake_gp(void)
 		orcu__event_notify(&gp_wait_event);
 }
 
-#define WAIT_SPINS 100
+/* Scans before the waiter arms the wake and sleeps: about 1 us here (a
+ * scan takes ~35 ns on a 2-core EPYC VM), the time a running qsbr reader
+ * needs to reach its next announcement.  Longer spins only delay the sleep
+ * that gives a descheduled holder its CPU back (orcu-bench sync, qsbr with
+ * 2 readers on 2 CPUs: 100 scans 10.3 us p50, 30 scans 7.7 us). */
+#define WAIT_SPINS 30
 #define WAIT_SLICE_NS (100 * 1000000LL)        /* stall checks meanwhile */
 #define WAIT_SLICE_NOMB_NS (200 * 1000LL)      /* no membarrier: no wake */
 

@@ -61,9 +61,9 @@ static void *holder(void *arg)
 static bool leaders_with_work_wait(void)
 {
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
-		struct orcu__leader *l = &orcu__g.leaders[g];
+		uint64_t bits = atomic_load(&orcu__g.leader_gp_wait[g / 64]);
 
-		if (!orcu__load_acquire(&l->gp_waiting))
+		if (!(bits & (1ull << (g % 64))))
 			return false;
 	}
 	return true;
