@@ -456,6 +456,12 @@ ORCU_API int orcu_shutdown(void);
 #define ORCU__NEST_BITS (sizeof(unsigned long) * 4)
 #define ORCU__NEST_MASK ((1UL << ORCU__NEST_BITS) - 1)
 #define ORCU__PHASE (1UL << ORCU__NEST_BITS)
+/* Set in the ctr of a registered memb reader (and in orcu__gp_ctr, which
+ * its outermost lock copies): ctr == ORCU__MEMB_IDLE is "memb, outside any
+ * section", so the inline fast paths test one word, as liburcu's do.  An
+ * unregistered thread's ctr is 0 and a qsbr thread's holds its nesting
+ * only: both take the slow path at their outermost lock and unlock. */
+#define ORCU__MEMB_IDLE (ORCU__PHASE << 1)
 
 /* The inline read side in C11 atomics; in C++ (which has no _Atomic before
  * C++23) the same fields as plain objects accessed with the compiler's
@@ -550,19 +556,19 @@ static inline void orcu_read_lock(void)
 	struct orcu__reader *r = &orcu__reader;
 	unsigned long c = ORCU__LOAD_RELAXED(&r->ctr);
 
-	if (__builtin_expect((c & ORCU__NEST_MASK) == 0, 1)) {
-		if (__builtin_expect(r->kind != ORCU__KIND_MEMB, 0)) {
-			orcu__read_lock_slow();
-			return;
-		}
+	if (__builtin_expect(c == ORCU__MEMB_IDLE, 1)) {
 		/* Release (a plain store on x86): a GP that sees this value is
 		 * ordered after our previous section, whose unlock it may not
 		 * have seen; pairs with the acquire scan (registry.c point 3). */
 		ORCU__STORE_RELEASE(&r->ctr, ORCU__LOAD_RELAXED(&orcu__gp_ctr));
 		orcu__mb_slave();
-	} else {
-		/* Release for the same reason as the outermost store. */
+	} else if (__builtin_expect((c & ORCU__NEST_MASK) != 0, 1)) {
+		/* Nested (memb or qsbr).  Release for the same reason as the
+		 * outermost store. */
 		ORCU__STORE_RELEASE(&r->ctr, c + 1);
+	} else {
+		/* Unregistered (registers as memb), or a qsbr thread. */
+		orcu__read_lock_slow();
 	}
 }
 
@@ -571,12 +577,12 @@ static inline void orcu_read_unlock(void)
 	struct orcu__reader *r = &orcu__reader;
 	unsigned long c = ORCU__LOAD_RELAXED(&r->ctr);
 
-	if (__builtin_expect((c & ORCU__NEST_MASK) == 1 &&
-			     r->kind == ORCU__KIND_MEMB, 1)) {
+	if (__builtin_expect((c & (ORCU__MEMB_IDLE | ORCU__NEST_MASK)) ==
+			     (ORCU__MEMB_IDLE | 1), 1)) {
 		orcu__mb_slave();
-		/* Release costs nothing on x86 and lets ThreadSanitizer see the
-		 * order membarrier() gives: pairs with the acquire scan. */
-		ORCU__STORE_RELEASE(&r->ctr, 0UL);
+		/* Release costs nothing on x86: pairs with the acquire scan
+		 * (registry.c point 3). */
+		ORCU__STORE_RELEASE(&r->ctr, ORCU__MEMB_IDLE);
 		/* Store, then load: the GP's membarrier() after it sets
 		 * orcu__gp_wait orders the two (models/reader_wake.pml). */
 		ORCU__SIGNAL_FENCE();

@@ -11,7 +11,8 @@
  *                       (4) re-scan; nobody holds -> gp_wait = 0, done
  *                       (5) futex_wait(&gp_wait, 1)
  *                       (6) back to (1)
- *   reader, leaving:    (a) ctr = 0 (memb) / qs = counter or 0 (qsbr):
+ *   reader, leaving:    (a) ctr = 0 (memb; "no nesting", ORCU__MEMB_IDLE in the
+ *                           code) / qs = counter or 0 (qsbr):
  *                           a plain store, compiler barrier only
  *                       (b) load gp_wait
  *                       (c) if 1: xchg(gp_wait, 0), futex_wake()

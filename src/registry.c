@@ -8,11 +8,11 @@
  * state.
  *
  * Why a grace period is safe (memb readers).  A reader's outermost lock
- * copies orcu__gp_ctr (phase | 1) into its ctr; its unlock stores 0.  Every
- * store to ctr is a release (a plain store on x86), and no fence follows
- * it: the GP makes up for the missing store -> load fence with ONE
- * membarrier(), which runs a full barrier on every CPU running one of our
- * threads, at its start.
+ * copies orcu__gp_ctr (ORCU__MEMB_IDLE | phase | 1) into its ctr; its
+ * unlock stores ORCU__MEMB_IDLE (no nesting).  Every store to ctr is a
+ * release (a plain store on x86), and no fence follows it: the GP makes up
+ * for the missing store -> load fence with ONE membarrier(), which runs a
+ * full barrier on every CPU running one of our threads, at its start.
  *  1. A reader whose section-opening store our scans never see stored it
  *     after its barrier point, so the section sees every update made
  *     before the GP began: it cannot hold what the GP protects.
@@ -21,10 +21,10 @@
  *     loaded the phase before a flip but stored it after our scan looked
  *     is caught by the second wait.
  *  3. The GP ends only after it saw, with an acquire load, a value of ctr
- *     stored after each section it waited for (0 from its unlock, or a
- *     later lock's or nesting's store): all are releases, so the section's
- *     reads happen before the GP ends, and no closing membarrier() is
- *     needed.  (liburcu's memb flavor pays a second membarrier() there.)
+ *     stored after each section it waited for (ORCU__MEMB_IDLE from its
+ *     unlock, or a later lock's or nesting's store): all are releases, so
+ *     the section's reads happen before the GP ends, and no closing
+ *     membarrier() is needed (liburcu's memb flavor pays a second one).
  *
  * qsbr readers announce quiescent states by copying the GP counter into
  * qs_seq (acquire load, release store); 0 means offline.  The GP waits until
@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 __thread struct orcu__reader orcu__reader;
-_Atomic unsigned long orcu__gp_ctr = 1;
+_Atomic unsigned long orcu__gp_ctr = ORCU__MEMB_IDLE | 1;
 _Atomic int orcu__has_membarrier;
 
 /* qsbr GP counter: odd so it is never 0 (0 = offline). */
@@ -153,6 +153,8 @@ static int do_register(int kind, const char *call)
 	pthread_mutex_lock(&registry_lock);
 	r->rec = rec;
 	r->kind = kind;
+	/* Owner-only word: the fast paths of orcu.h test it alone. */
+	orcu__store_relaxed(&r->ctr, kind == ORCU__KIND_MEMB ? ORCU__MEMB_IDLE : 0);
 	if (kind == ORCU__KIND_QSBR) {
 		/* Online from the start: pairs with the acquire in wait_readers. */
 		orcu__store_release(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
@@ -194,6 +196,7 @@ void orcu_unregister_thread(void)
 	nr_memb -= rec->kind == ORCU__KIND_MEMB;
 	orcu__store_relaxed(&nr_readers, orcu__load_relaxed(&nr_readers) - 1);
 	orcu__store_release(&r->qs_seq, 0);
+	orcu__store_relaxed(&r->ctr, 0);
 	r->kind = ORCU__KIND_NONE;
 	r->rec = NULL;
 	pthread_mutex_unlock(&registry_lock);
@@ -240,6 +243,14 @@ void orcu__read_lock_slow(void)
 		/* Documented: a memb read lock registers the thread. */
 		if (orcu_register_thread() < 0)
 			orcu__misuse("orcu_read_lock", "thread could not be registered");
+		orcu_read_lock();
+		return;
+	}
+	if (r->kind == ORCU__KIND_MEMB) {
+		/* Not reached from this header's fast path (a memb reader's ctr
+		 * outside sections is ORCU__MEMB_IDLE); a caller compiled with
+		 * an older header leaves 0 after its unlock: outside too. */
+		orcu__store_relaxed(&r->ctr, ORCU__MEMB_IDLE);
 		orcu_read_lock();
 		return;
 	}
