@@ -17,6 +17,7 @@
 #define orcu__xchg_seq_cst(p, v) atomic_exchange_explicit((p), (v), memory_order_seq_cst)
 #define orcu__xchg_acq_rel(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
 #define orcu__xchg_acquire(p, v) atomic_exchange_explicit((p), (v), memory_order_acquire)
+#define orcu__xchg_relaxed(p, v) atomic_exchange_explicit((p), (v), memory_order_relaxed)
 #define orcu__fetch_add_relaxed(p, v) atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
 #define orcu__fetch_add_release(p, v) atomic_fetch_add_explicit((p), (v), memory_order_release)
 #define orcu__fetch_add_acq_rel(p, v) atomic_fetch_add_explicit((p), (v), memory_order_acq_rel)

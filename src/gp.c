@@ -65,6 +65,8 @@ enum { GP_AWAKE, GP_SLEEP_IDLE, GP_SLEEP_BATCH };
 
 bool orcu__gp_thread_running(void)
 {
+	/* Pairs with the releases of gp_running in orcu__gp_start_thread()
+	 * and orcu__gp_stop_thread(). */
 	return orcu__load_acquire(&gp_running) != 0;
 }
 
@@ -81,12 +83,15 @@ static void wake_gp_thread(bool batch)
 		orcu__event_notify(&gp_wake);
 }
 
+/* Relaxed: a target is a number that publishes nothing; the fences of
+ * point 4 (wake_gp_thread(), orcu__event_prepare()) order it against the
+ * GP thread's sleep, and gp_seq's own orders against the callbacks. */
 static void raise_target(_Atomic unsigned long *needed, unsigned long target)
 {
-	unsigned long need = orcu__load_acquire(needed);
+	unsigned long need = orcu__load_relaxed(needed);
 
 	while (orcu__seq_lt(need, target) &&
-	       !orcu__cas_acq_rel(needed, &need, target))
+	       !orcu__cas_relaxed(needed, &need, target))
 		;
 }
 
@@ -97,7 +102,9 @@ void orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 		raise_target(&gp_needed_now, target);
 	if (how == ORCU__GP_HURRY)
 		orcu__store_relaxed(&gp_hurry, 1);
-	if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), target))
+	/* Relaxed: only whether to wake; whoever acts on the GP's end reads
+	 * gp_seq again with acquire. */
+	if (orcu__seq_done(orcu__load_relaxed(&orcu__gp_seq), target))
 		return;
 	wake_gp_thread(how == ORCU__GP_BATCH);
 }
@@ -196,7 +203,8 @@ static bool gp_skip_idle(unsigned long cur)
 
 static void run_one_gp(unsigned long cur)
 {
-	bool hurry = orcu__load_relaxed(&gp_hurry) && orcu__xchg_acq_rel(&gp_hurry, 0);
+	/* Relaxed: a hint that publishes nothing (it lengthens the spins). */
+	bool hurry = orcu__load_relaxed(&gp_hurry) && orcu__xchg_relaxed(&gp_hurry, 0);
 	uint64_t start;
 
 	if (hurry)
@@ -213,7 +221,8 @@ static void run_one_gp(unsigned long cur)
 		cur = orcu__seq_start(cur);
 		/* A swap, not a store: a non-owner may have skipped an idle GP
 		 * since we read gp_seq (point 5); then the caller re-reads it.
-		 * Requests read before the start are ordered before it; the full
+		 * Order: seq_cst like every write of gp_seq, so it and the
+		 * skip's swap are ordered with end_gp()'s store; the full
 		 * barrier that opens the reader wait follows (registry.c). */
 		if (!orcu__cas_seq_cst(&orcu__gp_seq, &idle, cur))
 			return;
@@ -260,6 +269,7 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 			hurry_asked = true;
 		}
 		if (gp_try_own()) {
+			/* Acquire pairs with a non-owner's swap in gp_skip_idle(). */
 			while (!orcu__seq_done(cur = orcu__load_acquire(&orcu__gp_seq), target))
 				run_one_gp(cur);
 			gp_release();
@@ -275,9 +285,10 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 		else
 			orcu__event_cancel(&gp_done);
 	}
-	/* Callback demand that arrived while we drove is the GP thread's. */
-	if (orcu__seq_lt(orcu__load_acquire(&orcu__gp_seq),
-			 orcu__load_acquire(&gp_needed)))
+	/* Callback demand that arrived while we drove is the GP thread's.
+	 * Relaxed: only whether to wake it (point 4 has the fences). */
+	if (orcu__seq_lt(orcu__load_relaxed(&orcu__gp_seq),
+			 orcu__load_relaxed(&gp_needed)))
 		wake_gp_thread(true);
 }
 
@@ -286,7 +297,8 @@ static int64_t batch_wait_ns(unsigned long cur)
 {
 	uint64_t window = (uint64_t)orcu__g.gp_batch_us * 1000, now, last;
 
-	if (!window || orcu__seq_lt(cur, orcu__load_acquire(&gp_needed_now)) ||
+	/* Relaxed: a target (raise_target()). */
+	if (!window || orcu__seq_lt(cur, orcu__load_relaxed(&gp_needed_now)) ||
 	    orcu__load_relaxed(&gp_hurry) || orcu__barrier_in_progress())
 		return 0;
 	now = orcu__now_ns();
@@ -327,6 +339,10 @@ uint64_t orcu__gp_thread_cpu_ns(void)
  * whose callbacks no GP waits on.  nocb.c point 6. */
 static void serve_orphans(void)
 {
+	/* The acquire of adopter pairs with its release in
+	 * orcu__nocb_spawn_slot(): a running leader adopts instead.  The swap pairs
+	 * with the one in orcu__nocb_orphan_posted(): a post after ours
+	 * raises orphans again and kicks us; the slot locks order the lists. */
 	if (!orcu__load_relaxed(&orcu__g.orphans) ||
 	    orcu__load_acquire(&orcu__g.adopter) ||
 	    !orcu__xchg_seq_cst(&orcu__g.orphans, 0))
@@ -344,8 +360,10 @@ static void *gp_thread_main(void *arg)
 	(void)arg;
 	for (;;) {
 		serve_orphans();
-		unsigned long cur = orcu__load_acquire(&orcu__gp_seq);
-		unsigned long need = orcu__load_acquire(&gp_needed);
+		/* Relaxed: what to do next; orcu__gp_drive() and the re-check
+		 * after orcu__event_prepare() below read them again. */
+		unsigned long cur = orcu__load_relaxed(&orcu__gp_seq);
+		unsigned long need = orcu__load_relaxed(&gp_needed);
 		int64_t batch = 0;
 		uint32_t ticket;
 
@@ -357,14 +375,15 @@ static void *gp_thread_main(void *arg)
 			orcu__gp_drive(need, false);
 			continue;
 		}
+		/* Pairs with the seq_cst store in orcu__gp_stop_thread(). */
 		if (orcu__load_acquire(&gp_stop))
 			break;
 		orcu__store_relaxed(&gp_sleeping, batch ? GP_SLEEP_BATCH : GP_SLEEP_IDLE);
 		/* Its fence orders gp_sleeping before the re-check: pairs with
 		 * the fence in wake_gp_thread() (point 4). */
 		ticket = orcu__event_prepare(&gp_wake);
-		if ((!batch && orcu__seq_lt(cur, orcu__load_acquire(&gp_needed))) ||
-		    orcu__seq_lt(cur, orcu__load_acquire(&gp_needed_now)) ||
+		if ((!batch && orcu__seq_lt(cur, orcu__load_relaxed(&gp_needed))) ||
+		    orcu__seq_lt(cur, orcu__load_relaxed(&gp_needed_now)) ||
 		    orcu__load_acquire(&gp_stop) ||
 		    (orcu__load_acquire(&orcu__g.orphans) &&
 		     !orcu__load_acquire(&orcu__g.adopter))) {
@@ -390,6 +409,8 @@ int orcu__gp_start_thread(void)
 		return 0;
 	orcu__store_relaxed(&gp_stop, 0);
 	ret = orcu__spawn(&gp_tid, "orcu-gp", gp_thread_main, NULL);
+	/* Release: gp_tid is set.  Pairs with the acquires of gp_running in
+	 * orcu__gp_thread_running() and orcu__gp_stop_thread(). */
 	if (ret == 0)
 		orcu__store_release(&gp_running, 1);
 	return ret;
@@ -400,12 +421,17 @@ int orcu__gp_start_thread(void)
  * caller. */
 void orcu__gp_stop_thread(void)
 {
+	/* Pairs with the release in orcu__gp_start_thread(): gp_tid is set. */
 	if (!orcu__load_acquire(&gp_running))
 		return;
+	/* seq_cst: before wake_gp_thread()'s fence and load of gp_sleeping
+	 * (point 4); pairs with the acquires of gp_stop in gp_thread_main(). */
 	orcu__store_seq_cst(&gp_stop, 1);
 	orcu__store_relaxed(&gp_sleeping, GP_SLEEP_IDLE);
 	wake_gp_thread(false);
 	pthread_join(gp_tid, NULL);
+	/* Release: the thread is joined.  Pairs with the acquire in
+	 * orcu__gp_thread_running(). */
 	orcu__store_release(&gp_running, 0);
 }
 

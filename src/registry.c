@@ -74,6 +74,13 @@ void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
 /* ------------------------------------------------------------------ */
 /* membarrier */
 
+/*
+ * Under orcu__g.lock, before the library is started.  Order: relaxed
+ * stores suffice; the flag reaches every user through a release chain: a
+ * reader registers only after orcu__g.started is set (do_register()
+ * starts the library first), and a GP reads it after it read nr_memb
+ * under registry_lock, which that registration took.
+ */
 void orcu__membarrier_init(void)
 {
 	long mask;
@@ -82,17 +89,17 @@ void orcu__membarrier_init(void)
 		if (!membarrier_checked)
 			orcu__warn("membarrier disabled by ORCU_NO_MEMBARRIER: readers use full fences");
 		membarrier_checked = 1;
-		orcu__store_seq_cst(&orcu__has_membarrier, 0);
+		orcu__store_relaxed(&orcu__has_membarrier, 0);
 		return;
 	}
 	mask = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 	if (mask >= 0 && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
 	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
-		orcu__store_seq_cst(&orcu__has_membarrier, 1);
+		orcu__store_relaxed(&orcu__has_membarrier, 1);
 	} else {
 		if (!membarrier_checked)
 			orcu__warn("membarrier(PRIVATE_EXPEDITED) unavailable: readers use full fences");
-		orcu__store_seq_cst(&orcu__has_membarrier, 0);
+		orcu__store_relaxed(&orcu__has_membarrier, 0);
 	}
 	membarrier_checked = 1;
 }
@@ -110,6 +117,8 @@ void orcu__membarrier_master(void)
 		orcu__die("membarrier(PRIVATE_EXPEDITED) failed after registration: %s",
 			  strerror(errno));
 	}
+	/* Pairs with orcu__mb_slave() as the fence before the call does: our
+	 * later loads (the scans) come after every reader's barrier point. */
 	orcu__fence_seq_cst();
 }
 
@@ -195,6 +204,8 @@ void orcu_unregister_thread(void)
 	rec->next->prev = rec->prev;
 	nr_memb -= rec->kind == ORCU__KIND_MEMB;
 	orcu__store_relaxed(&nr_readers, orcu__load_relaxed(&nr_readers) - 1);
+	/* Release: our last section's reads are done.  Pairs with the
+	 * acquire in qsbr_holds() (a GP then skips us as offline). */
 	orcu__store_release(&r->qs_seq, 0);
 	orcu__store_relaxed(&r->ctr, 0);
 	r->kind = ORCU__KIND_NONE;
@@ -281,6 +292,8 @@ void orcu__qsbr_check_lock(void)
  * us (the reader side of the wake protocol above). */
 static void qsbr_announce(struct orcu__reader *r, unsigned long g)
 {
+	/* Release: reads before the quiescent state are done.  Pairs with
+	 * the acquire in qsbr_holds(). */
 	orcu__store_release(&r->qs_seq, g);
 	/* Pairs with the fence after orcu__gp_wait = 1 in wait_phase(). */
 	orcu__fence_seq_cst();
@@ -349,6 +362,7 @@ bool orcu__qsbr_offline_for_wait(void)
 	struct orcu__reader *r = &orcu__reader;
 
 	if (r->kind == ORCU__KIND_QSBR && orcu__load_relaxed(&r->qs_seq) != 0) {
+		/* Release: pairs with the acquire in qsbr_holds(). */
 		orcu__store_release(&r->qs_seq, 0);
 		return true;
 	}
@@ -365,14 +379,18 @@ bool orcu__qsbr_enter_for_callbacks(void)
 
 	if (r->kind != ORCU__KIND_QSBR || orcu__load_relaxed(&r->qs_seq))
 		return false;
+	/* As in orcu_thread_online(): the acquire pairs with the seq_cst
+	 * bump of qsbr_ctr in orcu__registry_wait_readers(); the fence
+	 * orders our store before the callbacks' reads. */
 	orcu__store_relaxed(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
-	/* As in orcu_thread_online(): our store before the callbacks' reads. */
 	orcu__fence_seq_cst();
 	return true;
 }
 
 void orcu__qsbr_leave_for_callbacks(bool entered)
 {
+	/* Release: the callbacks' reads are done.  Pairs with the acquire in
+	 * qsbr_holds(). */
 	if (entered)
 		orcu__store_release(&orcu__reader.qs_seq, 0);
 }
@@ -382,10 +400,11 @@ void orcu_thread_online(void)
 	struct orcu__reader *r = &orcu__reader;
 
 	if (r->kind == ORCU__KIND_QSBR) {
+		/* The acquire pairs with the seq_cst bump of qsbr_ctr in
+		 * orcu__registry_wait_readers().  The fence makes our store
+		 * visible before our next reads (store -> load order), so qsbr
+		 * never needs membarrier(). */
 		orcu__store_relaxed(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
-		/* Our store must be visible before our next reads (store-load
-		 * order): pairs with the seq_cst counter bump in wait_readers().
-		 * A real fence, so qsbr never needs membarrier(). */
 		orcu__fence_seq_cst();
 	}
 	orcu__inline_poll();
@@ -585,6 +604,8 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 	bool memb;
 
 	if (!orcu__registry_has_readers()) {
+		/* Order: nobody to wait for; the fence keeps the updater's
+		 * stores before the GP's end, as a reader wait's barriers do. */
 		orcu__fence_seq_cst();
 		return;
 	}
@@ -607,17 +628,20 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 	/* qsbr: readers must announce a counter value newer than this point. */
 	want_q = orcu__fetch_add_seq_cst(&qsbr_ctr, 2) + 2;
 
-	/* memb: flip, wait; flip, wait.  seq_cst store orders the flip
-	 * before our scan loads. */
+	/* memb: flip, wait; flip, wait (point 2).  Order: each seq_cst flip
+	 * comes before the scan loads that follow it (store -> load); the
+	 * fence between keeps the first wait's scans before the second flip. */
 	orcu__store_seq_cst(&orcu__gp_ctr, orcu__load_relaxed(&orcu__gp_ctr) ^ ORCU__PHASE);
 	wait_phase(0, memb, expedited, gp_start_ns, &next_report, want_q);
 	orcu__fence_seq_cst();
+	/* Order: as the first flip. */
 	orcu__store_seq_cst(&orcu__gp_ctr, orcu__load_relaxed(&orcu__gp_ctr) ^ ORCU__PHASE);
 	wait_phase(1, memb, expedited, gp_start_ns, &next_report, want_q);
 
 	/* No closing membarrier(): every reader we waited for was last seen
 	 * through an acquire load of a release store its owner made after its
 	 * section (point 3 above), so its section's reads happen before the
-	 * end of this GP.  The fence orders our scans before the GP end. */
+	 * end of this GP.  Order: the fence keeps our scans before the GP's
+	 * end (end_gp() in gp.c). */
 	orcu__fence_seq_cst();
 }
