@@ -32,9 +32,12 @@
  *     and between two callbacks it parks, in_chain 0, while a fork is
  *     pending.  So in the child every callback either ran completely or
  *     is in `inflight` (point 3).  The forking thread's own chain (a fork
- *     from a callback) is its to finish.  As with liburcu's call_rcu
- *     threads, a callback that waits for something the forking thread
- *     holds makes that fork wait too.
+ *     from a callback) is its to finish.  The wait is bounded (one
+ *     second, FORK_WAIT_NS): a callback may be blocked on something the
+ *     forking thread holds, such as a lock its own atfork handler took
+ *     before ours ran, and would otherwise hang the fork for ever.  A
+ *     callback still running then is, in the child, neither finished nor
+ *     run again: the child resumes after it (one warning per process).
  *
  * The slot's named states (slot.h) change only here, each transition
  * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.
@@ -385,16 +388,26 @@ static void chain_end(struct orcu__slot *s)
 		orcu__event_notify_all(&fork_event);
 }
 
-static bool other_chains_running(void)
+/* A slot whose claimer (not us) is inside a chain, or NULL. */
+static struct orcu__slot *other_chain_running(void)
 {
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
+		/* Pairs with the seq_cst stores of in_chain in chain_begin()
+		 * and fork_park(). */
 		if (s != orcu__tls.invoking_slot && orcu__load_seq_cst(&s->in_chain))
-			return true;
+			return s;
 	}
-	return false;
+	return NULL;
 }
+
+static _Atomic int fork_overrun_warned;
+
+/* Point 5's bound: a claimer still in its callback this long after the
+ * fork began may be waiting for something the forking thread holds (a
+ * lock its own atfork handler took): the fork goes on without it. */
+#define FORK_WAIT_NS (1000 * 1000000LL)
 
 /* fork_prepare, before any library lock (a callback may take them). */
 void orcu__slots_fork_quiesce(void)
@@ -404,14 +417,29 @@ void orcu__slots_fork_quiesce(void)
 	 * fork_pending already raised (chain_begin()). */
 	if (!orcu__load_acquire(&orcu__g.initialized))
 		return;
+	uint64_t deadline = orcu__now_ns() + FORK_WAIT_NS;
+
 	for (;;) {
 		uint32_t ticket = orcu__event_prepare(&fork_event);
+		struct orcu__slot *s = other_chain_running();
+		uint64_t now;
 
-		if (!other_chains_running()) {
+		if (!s) {
 			orcu__event_cancel(&fork_event);
 			return;
 		}
-		orcu__event_wait(&fork_event, ticket, -1);
+		now = orcu__now_ns();
+		if (now >= deadline) {
+			orcu__event_cancel(&fork_event);
+			/* Relaxed: only keeps the message to one per process. */
+			if (!orcu__xchg_relaxed(&fork_overrun_warned, 1))
+				orcu__warn("fork: a callback on CPU %d still runs after %lld ms "
+					   "(waiting for a lock the forking thread holds?): "
+					   "the child will not run it", s->cpu,
+					   (long long)(FORK_WAIT_NS / 1000000));
+			return;
+		}
+		orcu__event_wait(&fork_event, ticket, (int64_t)(deadline - now));
 	}
 }
 
