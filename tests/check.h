@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,6 +62,15 @@ double check_timeout_s(double base);
 		struct timespec _ts = { 0, 1000000 }; \
 		nanosleep(&_ts, NULL); \
 	} } while (0)
+
+/* In a forked child: on failure, say which check and leave with status n
+ * (the parent's check_child_ok() reports it). */
+#define CHILD_CHECK(n, cond) do { if (!(cond)) { \
+	fprintf(stderr, "child: check %d failed: %s\n", n, #cond); _exit(n); } } while (0)
+
+/* Reap the child pid; fail the test (exit 1) unless it exited with 0,
+ * naming what (e.g. "round 2") and how it ended. */
+void check_child_ok(pid_t pid, const char *what);
 
 /* The names (comm) of this process's threads that start with prefix, into
  * names[0..max); returns how many there are (possibly more than max). */

@@ -54,9 +54,6 @@ static void *holder(void *arg)
 }
 
 /* In the child: a failed check exits with a distinct code. */
-#define CHILD_CHECK(n, cond) do { if (!(cond)) { \
-	fprintf(stderr, "child: check %d failed: %s\n", n, #cond); _exit(n); } } while (0)
-
 static int child_main(void)
 {
 	struct orcu_head mine[100];

@@ -80,10 +80,6 @@ static void start_blocked_barrier(pthread_t *t)
 }
 
 /* In the child: a failed check exits with a distinct code. */
-#define CHILD_CHECK(n, cond) do { if (!(cond)) { \
-	fprintf(stderr, "forked child: check %d failed: %s\n", n, #cond); \
-	_exit(n); } } while (0)
-
 /* The child's view: no threads yet; the barrier returns; every callback
  * posted before the fork ran exactly once. */
 static int child_after_fork(void)

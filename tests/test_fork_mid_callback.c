@@ -66,9 +66,6 @@ static void *releaser(void *arg)
 	return NULL;
 }
 
-#define CHILD_CHECK(n, cond) do { if (!(cond)) { \
-	fprintf(stderr, "child: check %d failed: %s\n", n, #cond); _exit(n); } } while (0)
-
 static void check_all_once(bool in_child)
 {
 	if (in_child) {
@@ -99,7 +96,7 @@ static void one_round(int round)
 {
 	pthread_t rel;
 	pid_t pid;
-	int st;
+	char what[32];
 
 	atomic_store(&slow_started, 0);
 	atomic_store(&slow_release, 0);
@@ -123,14 +120,8 @@ static void one_round(int round)
 	if (pid == 0)
 		_exit(child_main());
 	CHECK_EQ(pthread_join(rel, NULL), 0);
-	st = 0;
-	CHECK_EQ(waitpid(pid, &st, 0), pid);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "round %d: child failed: %s %d\n", round,
-			WIFEXITED(st) ? "exit status" : "signal",
-			WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-		exit(1);
-	}
+	snprintf(what, sizeof(what), "round %d", round);
+	check_child_ok(pid, what);
 	orcu_barrier();
 	check_all_once(false);
 }

@@ -4,6 +4,8 @@
  */
 #include "check.h"
 
+#include <sys/wait.h>
+
 /* Timeouts scale with ORCU_TEST_TIMEOUT_MULT (sanitizer builds set it). */
 double check_timeout_s(double base)
 {
@@ -70,4 +72,20 @@ void test_watchdog(const char *what, double base_s)
 	sa.sa_handler = watchdog_fire;
 	sigaction(SIGALRM, &sa, NULL);
 	alarm(secs ? secs : 1);
+}
+
+void check_child_ok(pid_t pid, const char *what)
+{
+	int st = 0;
+
+	if (waitpid(pid, &st, 0) != pid) {
+		fprintf(stderr, "%s: waitpid(%d) failed\n", what, (int)pid);
+		exit(1);
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "%s: child failed: %s %d\n", what,
+			WIFEXITED(st) ? "exit status" : "signal",
+			WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		exit(1);
+	}
 }
