@@ -11,7 +11,8 @@
  * and the fork goes on.  The child then runs every quick callback once
  * and not the blocked one (it is half-run in the child's copy), and its
  * library works on; the parent, once it lets the mutex go, runs them all
- * once.  (The bug this guards: fork() hung for ever, and the torture's
+ * once.  The same again with an inline CPU, where the callback blocks in
+ * an application thread's orcu_quiescent_state().  (The bug this guards: fork() hung for ever, and the torture's
  * fork configuration stalled GPs behind inline callbacks blocked on the
  * torture's pool lock.)
  */
@@ -47,9 +48,6 @@ static void quick_cb(struct orcu_head *h)
 	atomic_fetch_add(&quick_ran[((struct counted *)h)->idx], 1);
 }
 
-#define CHILD_CHECK(n, cond) do { if (!(cond)) { \
-	fprintf(stderr, "child: check %d failed: %s\n", n, #cond); _exit(n); } } while (0)
-
 static int child_main(void)
 {
 	alarm((unsigned)check_timeout_s(30));
@@ -66,10 +64,41 @@ static int child_main(void)
 	return 0;
 }
 
-static void one_round(int round)
+static void post_all(void)
 {
+	orcu_call(&blocked_obj.head, blocked_cb);
+	for (int i = 0; i < NQUICK; i++) {
+		quick[i].idx = i;
+		orcu_call(&quick[i].head, quick_cb);
+	}
+}
+
+static bool all_ran(void)
+{
+	for (int i = 0; i < NQUICK; i++)
+		if (!atomic_load(&quick_ran[i]))
+			return false;
+	return atomic_load(&blocked_done) == 1;
+}
+
+/* The inline rounds' application thread: posts to inline CPU 0 and runs
+ * its callbacks at its quiescent states until all of them ran. */
+static void *inline_main(void *arg)
+{
+	(void)arg;
+	CHECK_EQ(orcu_register_thread_qsbr(), 0);
+	CHECK_EQ(orcu_thread_bind_cpu(0), 0);
+	post_all();
+	CHECK_WAIT_UNTIL((orcu_quiescent_state(), all_ran()), 60);
+	orcu_unregister_thread();
+	return NULL;
+}
+
+static void one_round(int round, bool is_inline)
+{
+	pthread_t inl;
 	pid_t pid;
-	int st = 0;
+	char what[32];
 
 	atomic_store(&blocked_started, 0);
 	atomic_store(&blocked_done, 0);
@@ -77,11 +106,10 @@ static void one_round(int round)
 		atomic_store(&quick_ran[i], 0);
 
 	CHECK_EQ(pthread_mutex_lock(&held), 0);
-	orcu_call(&blocked_obj.head, blocked_cb);
-	for (int i = 0; i < NQUICK; i++) {
-		quick[i].idx = i;
-		orcu_call(&quick[i].head, quick_cb);
-	}
+	if (is_inline)
+		CHECK_EQ(pthread_create(&inl, NULL, inline_main, NULL), 0);
+	else
+		post_all();
 	CHECK_WAIT_UNTIL(atomic_load(&blocked_started), 30);
 
 	fflush(stdout);
@@ -92,19 +120,16 @@ static void one_round(int round)
 	if (pid == 0)
 		_exit(child_main());
 	CHECK_EQ(pthread_mutex_unlock(&held), 0);
-	CHECK_EQ(waitpid(pid, &st, 0), pid);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "round %d: child failed: %s %d\n", round,
-			WIFEXITED(st) ? "exit status" : "signal",
-			WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-		exit(1);
-	}
+	snprintf(what, sizeof(what), "round %d", round);
+	check_child_ok(pid, what);
+	if (is_inline)
+		CHECK_EQ(pthread_join(inl, NULL), 0);
 	orcu_barrier();
 	CHECK_EQ(atomic_load(&blocked_done), 1);
 	for (int i = 0; i < NQUICK; i++)
 		CHECK_EQ(atomic_load(&quick_ran[i]), 1);
-	printf("round %d: fork returned with the callback blocked; child and parent ran each callback as expected\n",
-	       round);
+	printf("round %d (%s): fork returned with the callback blocked; child and parent ran each callback as expected\n",
+	       round, is_inline ? "inline" : "offloaded");
 }
 
 int main(void)
@@ -113,6 +138,9 @@ int main(void)
 	/* orcu_call from an unregistered main thread: the slot's offload
 	 * threads invoke (the default configuration offloads every CPU). */
 	for (int r = 0; r < ROUNDS; r++)
-		one_round(r);
+		one_round(r, false);
+	CHECK_EQ(orcu_cpu_deoffload(0), 0);
+	for (int r = ROUNDS; r < 2 * ROUNDS; r++)
+		one_round(r, true);
 	TEST_PASS("test_fork_blocked_callback");
 }
