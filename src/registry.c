@@ -203,7 +203,11 @@ void orcu_unregister_thread(void)
 	rec->prev->next = rec->next;
 	rec->next->prev = rec->prev;
 	nr_memb -= rec->kind == ORCU__KIND_MEMB;
-	orcu__store_relaxed(&nr_readers, orcu__load_relaxed(&nr_readers) - 1);
+	/* Release: our last section's reads happen before the end of a GP
+	 * that reads 0 here and skips the reader wait (gp_skip_idle()); it
+	 * takes no registry_lock.  Pairs with the seq_cst load in
+	 * orcu__registry_has_readers(). */
+	orcu__store_release(&nr_readers, orcu__load_relaxed(&nr_readers) - 1);
 	/* Release: our last section's reads are done.  Pairs with the
 	 * acquire in qsbr_holds() (a GP then skips us as offline). */
 	orcu__store_release(&r->qs_seq, 0);
