@@ -60,10 +60,8 @@ bool orcu__barrier_in_progress(void)
 
 void orcu__barrier_cb(struct orcu_head *h)
 {
-	struct orcu__slot *s = (struct orcu__slot *)((char *)h -
-				offsetof(struct orcu__slot, barrier_head));
-
 	/* The marker may have moved with adoption; it is still s's. */
+	struct orcu__slot *s = orcu__marker_slot(h);
 	long left;
 
 	orcu__store_relaxed(&s->marker_queued, 0);
@@ -94,7 +92,6 @@ static void barrier_start(void)
 
 	orcu__store_seq_cst(&barrier_seq, orcu__seq_start(orcu__load_relaxed(&barrier_seq)));
 	orcu__store_relaxed(&barrier_count, 1);
-	orcu__count(barriers_run, 1);
 	orcu__trace1(barrier_start, orcu__load_relaxed(&barrier_seq));
 	/* orcu__g.lock over adoption and the whole entrain pass: hotplug
 	 * (orcu_cpu_offline) moves an inline slot's callbacks to another
@@ -114,14 +111,24 @@ static void barrier_start(void)
 		 * moves callbacks behind a marker already entrained).  With no
 		 * slot that has threads, thread-less slots get markers too and
 		 * the waiter serves them (barrier_help()). */
-		if (!orcu__slot_pending(s) ||
-		    (adopted && !orcu__load_acquire(&s->attached)))
+		if (!orcu__slot_pending(s))
 			continue;
 		/* Counted before the marker can run. */
 		orcu__fetch_add_relaxed(&barrier_count, 1);
+		if (adopted && !orcu__load_acquire(&s->attached)) {
+			/* Only a chain still running there was posted
+			 * before us (slot.c point 6). */
+			if (!orcu__slot_defer_marker(s))
+				orcu__fetch_sub_relaxed(&barrier_count, 1);
+			continue;
+		}
 		orcu__slot_entrain_marker(s);
 		orcu__nocb_wake_leader(s->leader, true);
 	}
+	/* Counted under orcu__g.lock, after the pass: a hotplug that follows
+	 * a caller's seeing it comes after every marker was placed
+	 * (test_barrier_claimed_chain). */
+	orcu__count(barriers_run, 1);
 	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__delay(ORCU__DELAY_BARRIER);
 	left = orcu__fetch_sub_acq_rel(&barrier_count, 1) - 1;

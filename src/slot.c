@@ -38,6 +38,18 @@
  *     before ours ran, and would otherwise hang the fork for ever.  A
  *     callback still running then is, in the child, neither finished nor
  *     run again: the child resumes after it (one warning per process).
+ *  6. A barrier marker waits for its own slot's running chain too.  Moving
+ *     a slot's callbacks (hotplug, adoption) leaves a chain already claimed
+ *     with its invoker, so the slot's marker, moved with the rest, could
+ *     reach its turn elsewhere while callbacks posted before it still run
+ *     here.  An invoker that meets another slot's marker checks, under
+ *     that slot's cb_lock, whether the slot's chain is claimed; if it is,
+ *     it leaves the marker to that claimer (`marker_deferred`), which runs
+ *     it when its chain ends, under the same lock, so one of the two does.
+ *     A barrier that need not wait for a slot's lists (they were just
+ *     adopted) defers to a running chain the same way
+ *     (orcu__slot_defer_marker()).  Found by orcu-torture's fork
+ *     configuration, where a fork keeps callbacks blocked for a second.
  *
  * The slot's named states (slot.h) change only here, each transition
  * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.
@@ -270,6 +282,29 @@ void orcu__slot_entrain_marker(struct orcu__slot *s)
 	orcu__slot_unlock(s);
 }
 
+/* Point 6: if s's chain is claimed, leave the marker to its claimer, which
+ * runs it when the chain ends (slot_invoke_done()). */
+static bool defer_to_claimer(struct orcu__slot *s)
+{
+	bool deferred;
+
+	orcu__slot_lock(s);
+	deferred = s->invoking;
+	if (deferred)
+		s->marker_deferred = 1;
+	orcu__slot_unlock(s);
+	return deferred;
+}
+
+bool orcu__slot_defer_marker(struct orcu__slot *s)
+{
+	orcu__store_relaxed(&s->marker_queued, 1);
+	if (defer_to_claimer(s))
+		return true;
+	orcu__store_relaxed(&s->marker_queued, 0);
+	return false;
+}
+
 /* Move every callback of `from` not yet claimed for invocation to the end
  * of `to` (hotplug of an inline slot, adoption of a slot without threads);
  * their count moves with them (posted to `to`, done on `from`).  Barrier
@@ -486,6 +521,10 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 			 * them (orcu_drain's total_pending() relies on it). */
 			note_invoked(s, since);
 			since = 0;
+			/* Point 6: another slot's marker, moved here. */
+			if (h != &s->barrier_head &&
+			    defer_to_claimer(orcu__marker_slot(h)))
+				continue;
 			h->func(h);
 			continue;
 		}
@@ -542,6 +581,13 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 		orcu__tls.invoking_slot = NULL;
 		orcu__store_relaxed(&s->inflight, NULL);
 		s->invoking = 0;
+		if (s->marker_deferred) {
+			/* Point 6: our marker waited for this chain. */
+			s->marker_deferred = 0;
+			orcu__slot_unlock(s);
+			s->barrier_head.func(&s->barrier_head);
+			orcu__slot_lock(s);
+		}
 		if (limit > 0)
 			break;
 	}
@@ -668,6 +714,12 @@ void orcu__slots_after_fork_child(void)
 			orcu__cblist_requeue_done(&s->cbl, rest, last, chain_n);
 			orcu__store_relaxed(&s->inflight, NULL);
 			s->invoking = 0;
+			/* Point 6: the marker left to that claimer goes behind
+			 * what it had not run. */
+			if (s->marker_deferred) {
+				s->marker_deferred = 0;
+				orcu__cblist_entrain(&s->cbl, &s->barrier_head);
+			}
 		}
 		lazy = orcu__mpsc_after_fork(&s->lazyq);
 		n = orcu__mpsc_after_fork(&s->newq) + lazy;

@@ -95,6 +95,10 @@ struct orcu__slot {
 	 * it is queued somewhere (set by the barrier, cleared when it runs) */
 	struct orcu_head barrier_head;
 	_Atomic int marker_queued;
+	/* Under cb_lock: the marker reached its turn while this slot's chain
+	 * was still being invoked; the claimer runs it at the chain's end
+	 * (slot.c point 6). */
+	int marker_deferred;
 	/* written by the invoker */
 	_Atomic long n_done;        /* invokers +n after invoking (release); adoption */
 	_Atomic uint64_t n_invoked;
@@ -191,6 +195,12 @@ static inline long orcu__slot_pending(struct orcu__slot *s)
 	}
 }
 
+/* The slot whose barrier marker h is (markers move with adopted lists). */
+static inline struct orcu__slot *orcu__marker_slot(struct orcu_head *h)
+{
+	return (struct orcu__slot *)((char *)h - offsetof(struct orcu__slot, barrier_head));
+}
+
 /* ------------------------------------------------------------------ */
 /* slot.c */
 void orcu__slot_init(struct orcu__slot *s, int cpu);
@@ -210,6 +220,7 @@ long orcu__slot_splice_new(struct orcu__slot *s, bool take_lazy);
 bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 			       unsigned long *first, unsigned long *last);
 void orcu__slot_entrain_marker(struct orcu__slot *s);
+bool orcu__slot_defer_marker(struct orcu__slot *s);
 long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
 			 void (**first_func)(struct orcu_head *));
 /* Invocation */
