@@ -46,9 +46,11 @@ static void barrier_finish(void)
 {
 	unsigned long s = orcu__load_relaxed(&barrier_seq);
 
-	/* Release pairs with the acquire in orcu__barrier_timed(). */
-	orcu__store_seq_cst(&barrier_seq, orcu__seq_end(s));
-	/* Waiters re-check barrier_seq after preparing. */
+	/* Pairs with the acquire loads of barrier_seq in
+	 * orcu__barrier_timed(): what every marker's invoker saw done is
+	 * visible to the waiters.  The notify's fence orders it before the
+	 * check for sleepers, who re-check barrier_seq after preparing. */
+	orcu__store_release(&barrier_seq, orcu__seq_end(s));
 	orcu__event_notify_all(&barrier_done);
 }
 
@@ -65,6 +67,10 @@ void orcu__barrier_cb(struct orcu_head *h)
 	long left;
 
 	orcu__store_relaxed(&s->marker_queued, 0);
+	/* Release: the callbacks ahead of this marker are done.  Acquire:
+	 * the last to count down (barrier_finish()) passes every other
+	 * countdown's release on to the waiters.  Pairs with the other
+	 * countdowns here and in barrier_start(). */
 	left = orcu__fetch_sub_acq_rel(&barrier_count, 1) - 1;
 	ORCU__BUG_ON(left < 0);
 	if (left == 0)
@@ -90,7 +96,12 @@ static void barrier_start(void)
 	bool adopted;
 	long left;
 
-	orcu__store_seq_cst(&barrier_seq, orcu__seq_start(orcu__load_relaxed(&barrier_seq)));
+	orcu__store_relaxed(&barrier_seq, orcu__seq_start(orcu__load_relaxed(&barrier_seq)));
+	/* Pairs with the fence in orcu__barrier_timed(): a caller posted,
+	 * fenced, then read barrier_seq; we stored it, fence, then read each
+	 * slot's counts.  Either it saw this barrier start (and waits for the
+	 * next one), or this pass sees its callbacks counted. */
+	orcu__fence_seq_cst();
 	orcu__store_relaxed(&barrier_count, 1);
 	orcu__trace1(barrier_start, orcu__load_relaxed(&barrier_seq));
 	/* orcu__g.lock over adoption and the whole entrain pass: hotplug
@@ -115,7 +126,8 @@ static void barrier_start(void)
 			continue;
 		/* Counted before the marker can run. */
 		orcu__fetch_add_relaxed(&barrier_count, 1);
-		if (adopted && !orcu__load_acquire(&s->attached)) {
+		/* Order: orcu__g.lock, under which attached changes. */
+		if (adopted && !orcu__load_relaxed(&s->attached)) {
 			/* Only a chain still running there was posted
 			 * before us (slot.c point 6). */
 			if (!orcu__slot_defer_marker(s))
@@ -131,6 +143,8 @@ static void barrier_start(void)
 	orcu__count(barriers_run, 1);
 	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__delay(ORCU__DELAY_BARRIER);
+	/* Drops the bias that kept markers from ending the barrier during
+	 * the pass; pairs with the countdowns in orcu__barrier_cb(). */
 	left = orcu__fetch_sub_acq_rel(&barrier_count, 1) - 1;
 	ORCU__BUG_ON(left < 0);
 	if (left == 0)
@@ -165,14 +179,22 @@ int orcu__barrier_timed(int64_t deadline_ns)
 
 	orcu__ensure_started();
 	orcu__count(barriers, 1);
-	snap = orcu__seq_snap(orcu__load_seq_cst(&barrier_seq));
+	/* Pairs with the fence in barrier_start(): the callbacks this
+	 * caller posted (or saw posted) are counted before we read which
+	 * barrier runs, so one that started too early to see them is not
+	 * taken for ours. */
+	orcu__fence_seq_cst();
+	snap = orcu__seq_snap(orcu__load_relaxed(&barrier_seq));
 	for (;;) {
 		uint32_t ticket;
 
+		/* Pairs with the release in barrier_finish(). */
 		if (orcu__seq_done(orcu__load_acquire(&barrier_seq), snap))
 			return 0;
 		pthread_mutex_lock(&barrier_lock);
-		s = orcu__load_acquire(&barrier_seq);
+		/* Order: barrier_lock, held by every start, so this sees the
+		 * last one; an end it misses, the acquire below sees. */
+		s = orcu__load_relaxed(&barrier_seq);
 		if (!orcu__seq_in_progress(s) && !orcu__seq_done(s, snap))
 			barrier_start();
 		pthread_mutex_unlock(&barrier_lock);

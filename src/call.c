@@ -29,6 +29,7 @@ void orcu__inline_poll(void)
 {
 	struct orcu__slot *s;
 
+	/* Pairs with the store of `started` in start_locked() (lifecycle.c). */
 	if (orcu__likely(!orcu__load_relaxed(&orcu__g.nr_inline)) ||
 	    !orcu__load_acquire(&orcu__g.started))
 		return;
@@ -111,8 +112,9 @@ int orcu_wait_backlog(long timeout_ms)
 				left = deadline - now;
 		}
 		orcu__nocb_wake_leader(s->leader, true);
-		/* A slot without threads is served by the waiters. */
-		if (!orcu__load_acquire(&s->attached)) {
+		/* A slot without threads is served by the waiters.  Order:
+		 * none needed (orcu__slot_attach()). */
+		if (!orcu__load_relaxed(&s->attached)) {
 			orcu__event_cancel(&s->drain);
 			orcu__slot_serve(s);
 		} else {
@@ -168,8 +170,9 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 		if (pend > orcu__g.qmax)
 			flood_delay(s, pend);
 	}
-	/* Nobody scans a slot without threads: have one adopted. */
-	if (orcu__unlikely(!orcu__load_acquire(&s->attached)))
+	/* Nobody scans a slot without threads: have one adopted.  Order:
+	 * none needed (orcu__slot_attach()). */
+	if (orcu__unlikely(!orcu__load_relaxed(&s->attached)))
 		orcu__nocb_orphan_posted();
 	if (orcu__unlikely(!orcu__slot_offloaded(s)))
 		orcu__inline_poll();
@@ -203,6 +206,7 @@ void orcu__flush_lazy_all(void)
 
 void orcu_reclaim_lazy(void)
 {
+	/* Pairs with the store of `started` in start_locked() (lifecycle.c). */
 	if (orcu__load_acquire(&orcu__g.started))
 		orcu__flush_lazy_all();
 }

@@ -145,8 +145,10 @@ struct orcu__slot *orcu__pick_online_slot(int avoid)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
+		/* Order: the caller holds orcu__g.lock, under which life
+		 * and attached change. */
 		if (i != avoid && orcu__slot_online(s) &&
-		    orcu__load_acquire(&s->attached))
+		    orcu__load_relaxed(&s->attached))
 			return s;
 	}
 	return NULL;

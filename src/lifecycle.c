@@ -25,8 +25,12 @@ static int apply_conf(struct orcu__conf *c)
 	 * after acquiring `initialized`). */
 	orcu__store_relaxed(&orcu__gp_ended_hook, orcu__nocb_gp_done);
 	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
+	/* Publishes the configuration and the slots: pairs with every
+	 * acquire of `initialized` (orcu__ensure_init(), stats.c).  seq_cst
+	 * for orcu__slots_fork_quiesce(): it raises fork_pending, then reads
+	 * this; a fork that reads 0 is seen by every chain on these slots. */
 	if (ret == 0)
-		orcu__store_release(&orcu__g.initialized, 1);
+		orcu__store_seq_cst(&orcu__g.initialized, 1);
 	return ret;
 }
 
@@ -36,7 +40,8 @@ int orcu_init(const struct orcu_config *cfg)
 	int ret;
 
 	pthread_mutex_lock(&orcu__g.lock);
-	if (orcu__load_acquire(&orcu__g.initialized)) {
+	/* Order: orcu__g.lock, held by apply_conf(). */
+	if (orcu__load_relaxed(&orcu__g.initialized)) {
 		pthread_mutex_unlock(&orcu__g.lock);
 		orcu__warn("orcu_init: already initialised; call it before any other orcu call");
 		return -EBUSY;
@@ -56,6 +61,7 @@ void orcu__ensure_init(void)
 {
 	struct orcu__conf c;
 
+	/* Pairs with the store in apply_conf(). */
 	if (orcu__likely(orcu__load_acquire(&orcu__g.initialized)))
 		return;
 	pthread_mutex_lock(&orcu__g.lock);
@@ -80,6 +86,9 @@ static int start_locked(void)
 		orcu__membarrier_init();
 	gp = orcu__gp_start_thread();
 	slots = orcu__cpu_start_slots();
+	/* Pairs with the acquire loads of `started` (orcu__ensure_started(),
+	 * orcu__inline_poll(), orcu_reclaim_lazy()): the threads' records
+	 * are set up. */
 	orcu__store_release(&orcu__g.started, 1);
 	if (gp == 0 && slots == 0) {
 		orcu__store_relaxed(&orcu__g.degraded, 0);
@@ -92,6 +101,7 @@ int orcu__ensure_started(void)
 {
 	int ret = 0;
 
+	/* Pairs with the store in start_locked(). */
 	if (orcu__likely(orcu__load_acquire(&orcu__g.started)))
 		return 0;
 	orcu__ensure_init();
@@ -107,7 +117,8 @@ int orcu__ensure_started(void)
  * could not be created, at most once per ORCU__RETRY_NS. */
 void orcu__retry_threads(void)
 {
-	if (!orcu__load_acquire(&orcu__g.started)) {
+	/* Order: none needed; orcu__ensure_started() decides again. */
+	if (!orcu__load_relaxed(&orcu__g.started)) {
 		orcu__ensure_started();
 		return;
 	}
@@ -140,6 +151,7 @@ int orcu_shutdown(void)
 		orcu__misuse("orcu_shutdown", "called from inside a callback (would wait for itself)");
 	if (orcu_read_ongoing() && orcu__reader.kind == ORCU__KIND_MEMB)
 		orcu__misuse("orcu_shutdown", "called inside a read-side critical section (would deadlock)");
+	/* Pairs with the store in apply_conf(). */
 	if (!orcu__load_acquire(&orcu__g.initialized))
 		return 0;
 	orcu__ensure_started();
@@ -160,7 +172,9 @@ int orcu_shutdown(void)
 
 	pthread_mutex_lock(&orcu__g.lock);
 	orcu__nocb_forget_all();
-	orcu__store_release(&orcu__g.started, 0);
+	/* Order: none needed; 0 publishes nothing, and whoever restarts
+	 * takes orcu__g.lock. */
+	orcu__store_relaxed(&orcu__g.started, 0);
 	orcu__store_relaxed(&orcu__g.degraded, 0);
 	orcu__store_relaxed(&orcu__g.stopping, 0);
 	pthread_mutex_unlock(&orcu__g.lock);

@@ -32,18 +32,23 @@ bool orcu__mpsc_push(struct orcu__mpsc *q, struct orcu_head *h)
 	struct orcu_head **prev;
 
 	__atomic_store_n(&h->next, NULL, __ATOMIC_RELAXED);
-	/* seq_cst: publishes h before the caller reads a sleep flag; pairs
-	 * with the fence after the leader sets its flag (nocb.c). */
+	/* The publication point.  seq_cst: it comes before the caller's read
+	 * of a sleep flag.  Pairs with the fence after the leader sets its
+	 * flag and the seq_cst loads in orcu__mpsc_empty() of its re-scan
+	 * (nocb.c point 2), and with the exchange in orcu__mpsc_take(). */
 	prev = orcu__xchg_seq_cst(&q->tail, &h->next);
 	/* h was already the newest node here: linking would loop it onto
 	 * itself.  Die before writing, at the second call itself. */
 	if (orcu__unlikely(prev == &h->next))
 		orcu__double_post_die(q, h, true);
-	/* Release: h's contents are visible to the consumer that sees the link. */
+	/* Release: h's contents are visible to the consumer that sees the
+	 * link.  Pairs with the acquire in wait_link(). */
 	__atomic_store_n(prev, h, __ATOMIC_RELEASE);
 	return prev == &q->head;
 }
 
+/* Pairs with the exchange in orcu__mpsc_push() (seq_cst: a re-scan after
+ * a fence, nocb.c point 2). */
 bool orcu__mpsc_empty(struct orcu__mpsc *q)
 {
 	return orcu__load_seq_cst(&q->tail) == &q->head;
@@ -53,7 +58,8 @@ static struct orcu_head *wait_link(struct orcu_head **where)
 {
 	struct orcu_head *n;
 
-	/* A producer between its exchange and its link: a few instructions. */
+	/* A producer between its exchange and its link: a few instructions.
+	 * Pairs with the release link store in orcu__mpsc_push(). */
 	while (!(n = __atomic_load_n(where, __ATOMIC_ACQUIRE)))
 		orcu__cpu_relax();
 	return n;
@@ -65,12 +71,17 @@ long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 	struct orcu_head **old_tail, *h;
 	long n = 1;
 
-	if (orcu__load_acquire(&q->tail) == &q->head)
+	/* Order: none needed to see the queue empty; the nodes are read
+	 * through wait_link()'s acquire. */
+	if (orcu__load_relaxed(&q->tail) == &q->head)
 		return 0;
 	h = wait_link(&q->head);
 	/* tail != &head, so no producer will link into head until we reset
 	 * tail: clearing head first is safe. */
 	__atomic_store_n(&q->head, NULL, __ATOMIC_RELAXED);
+	/* Pairs with the exchange in orcu__mpsc_push(): acquire, the last
+	 * producer's node is ours to walk to; release, a producer that
+	 * exchanges after us links into head, which we cleared above. */
 	old_tail = orcu__xchg_acq_rel(&q->tail, &q->head);
 	*first = h;
 	/* Walk to the node whose next field was the tail, closing any link

@@ -63,8 +63,16 @@ static bool flat(void)
 /* Point 6: a callback landed on a slot without threads. */
 void orcu__nocb_orphan_posted(void)
 {
+	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(): the
+	 * leader's record is set up before we wake it. */
 	struct orcu__leader *l = orcu__load_acquire(&orcu__g.adopter);
-	bool first = !orcu__load_relaxed(&orcu__g.orphans) &&
+	/* Pairs with the exchange to 0 in leader_main() and serve_orphans()
+	 * (gp.c), each followed by a scan of the queues: our callback was
+	 * published by a seq_cst exchange of its queue's tail, so either that
+	 * scan sees it, or we read 0 and wake the adopter.  The pre-check is
+	 * seq_cst too: a 1 it reads is then before the adopter's exchange,
+	 * and not a stale value on a weakly ordered CPU. */
+	bool first = !orcu__load_seq_cst(&orcu__g.orphans) &&
 		     !orcu__xchg_seq_cst(&orcu__g.orphans, 1);
 
 	if (l) {
@@ -107,7 +115,8 @@ void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who)
 		void (*first_func)(struct orcu_head *) = NULL;
 		long n;
 
-		if (s == to || orcu__load_acquire(&s->attached) ||
+		/* Order: orcu__g.lock, under which attached changes. */
+		if (s == to || orcu__load_relaxed(&s->attached) ||
 		    (!orcu__slot_pending(s) &&
 		     !orcu__load_relaxed(&s->marker_queued) &&
 		     orcu__mpsc_empty(&s->newq) && orcu__mpsc_empty(&s->lazyq)))
@@ -148,9 +157,10 @@ void orcu__nocb_gp_done(unsigned long seq)
 			uint64_t bit = bits & -bits;
 
 			bits &= bits - 1;
-			/* Pairs with the release of gp_wait_seq in leader_wait_gp(),
-			 * made before the leader set its bit. */
-			if (!orcu__seq_done(seq, orcu__load_acquire(&l->gp_wait_seq)))
+			/* Order: the seq_cst load of the bit above pairs with
+			 * the fetch_or in leader_wait_gp(), made after the
+			 * leader stored gp_wait_seq. */
+			if (!orcu__seq_done(seq, orcu__load_relaxed(&l->gp_wait_seq)))
 				continue;
 			orcu__fetch_and_relaxed(&orcu__g.leader_gp_wait[w], ~bit);
 			/* Always notify once the bit is cleared: a leader that
@@ -234,7 +244,9 @@ static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->hurry)) {
 		if (!orcu__load_relaxed(&s->inline_ready)) {
 			s->inline_deadline_ns = now + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull;
-			orcu__store_release(&s->inline_ready, 1);
+			/* Order: none needed; a hint, and the inline invoker
+			 * claims the callbacks under cb_lock. */
+			orcu__store_relaxed(&s->inline_ready, 1);
 			scan_timer(sc, (int64_t)(s->inline_deadline_ns - now));
 			return;
 		}
@@ -288,10 +300,11 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 	orcu__store_seq_cst(&l->sleep, ORCU__LEADER_SLEEPING);
 	orcu__delay(ORCU__DELAY_LEADER_SLEEP);
 	/* Its fence orders the state before the re-scan: pairs with the
-	 * seq_cst load of `sleep` in orcu__nocb_wake_leader(). */
+	 * seq_cst load of `sleep` in orcu__nocb_wake_leader(), and with the
+	 * fence a forced wake makes after storing force (and stop). */
 	ticket = orcu__event_prepare(&l->wake);
-	if (group_has_new(l) || orcu__load_acquire(&l->force) ||
-	    orcu__load_acquire(&l->stop) ||
+	if (group_has_new(l) || orcu__load_relaxed(&l->force) ||
+	    orcu__load_relaxed(&l->stop) ||
 	    orcu__load_seq_cst(&l->sleep) != ORCU__LEADER_SLEEPING) {
 		orcu__event_cancel(&l->wake);
 		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
@@ -310,7 +323,9 @@ static long leader_invoke(struct orcu__leader *l)
 	for (int i = l->first; i < l->first + l->nslots; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		if (orcu__load_acquire(&s->attached) &&
+		/* Order: none needed; the lists are read under cb_lock, and
+		 * a slot attached after this load gets a forced wake. */
+		if (orcu__load_relaxed(&s->attached) &&
 		    !orcu__load_relaxed(&s->has_follower))
 			n += orcu__slot_invoke_done(s, 0, false);
 	}
@@ -330,10 +345,13 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 		return;
 	}
 	orcu__gp_request(sc->last, sc->hurry ? ORCU__GP_HURRY : ORCU__GP_BATCH);
-	if (orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), sc->first))
+	/* Order: none needed; this only decides whether to wait, and
+	 * scan_slot() reads gp_seq again behind a fence. */
+	if (orcu__seq_done(orcu__load_relaxed(&orcu__gp_seq), sc->first))
 		return;
 	wait_word = gp_wait_word(l, &bit);
-	orcu__store_release(&l->gp_wait_seq, sc->first);
+	/* Order: published by the seq_cst fetch_or of our bit below. */
+	orcu__store_relaxed(&l->gp_wait_seq, sc->first);
 	/* Pairs with the seq_cst loads in orcu__nocb_gp_done(); the re-check
 	 * below closes the window where the GP ended before we published
 	 * our wait. */
@@ -343,7 +361,7 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 	 * sets force: re-check both after preparing (event.h). */
 	ticket = orcu__event_prepare(&l->wake);
 	if (!orcu__seq_done(orcu__load_seq_cst(&orcu__gp_seq), sc->first) &&
-	    !orcu__load_acquire(&l->force))
+	    !orcu__load_relaxed(&l->force))
 		orcu__event_wait(&l->wake, ticket, sc->timeout_ns);
 	else
 		orcu__event_cancel(&l->wake);
@@ -356,14 +374,22 @@ static void *leader_main(void *arg)
 	struct orcu__leader *l = arg;
 
 	orcu__tls.library_slot = l->first;
-	while (!orcu__load_acquire(&l->stop)) {
-		orcu__xchg_acq_rel(&l->force, 0);
+	/* Order: none needed for stop or force.  A stop publishes nothing
+	 * we read, and a forcer's stores are read under cb_lock or
+	 * orcu__g.lock, or re-checked after orcu__event_prepare() in
+	 * leader_sleep(), whose ticket pairs with the forcer's notify. */
+	while (!orcu__load_relaxed(&l->stop)) {
+		orcu__xchg_relaxed(&l->force, 0);
 		uint64_t now = orcu__now_ns();
 		struct scan sc = { .timeout_ns = -1 };
 
 		/* Point 6: we are (or may become) the adopter. */
+		/* Pairs with the exchange in orcu__nocb_orphan_posted(); the
+		 * relaxed pre-check only saves it (a poster that sets
+		 * orphans forces a wake, and we loop).  adopter is only
+		 * compared with ourselves. */
 		if (orcu__load_relaxed(&orcu__g.orphans) &&
-		    orcu__load_acquire(&orcu__g.adopter) == l &&
+		    orcu__load_relaxed(&orcu__g.adopter) == l &&
 		    orcu__xchg_seq_cst(&orcu__g.orphans, 0)) {
 			pthread_mutex_lock(&orcu__g.lock);
 			for (int i = l->first; i < l->first + l->nslots; i++)
@@ -376,7 +402,8 @@ static void *leader_main(void *arg)
 		for (int i = l->first; i < l->first + l->nslots; i++) {
 			struct orcu__slot *s = &orcu__g.slots[i];
 
-			if (orcu__load_acquire(&s->attached))
+			/* Order: as in leader_invoke(). */
+			if (orcu__load_relaxed(&s->attached))
 				scan_slot(s, now, &sc);
 		}
 		/* Progress made: scan again before sleeping.  A busy claim
@@ -476,10 +503,15 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		/* AWAKE: the new leader scans first. */
 		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
 		orcu__event_reset(&l->wake);
-		orcu__store_release(&l->exists, 1);
+		/* Pairs with the seq_cst load in orcu__nocb_wake_leader()
+		 * (slot.c): a waker that sees it sees the record set up, and
+		 * a poster that reads 0 after publishing its callback is
+		 * found by the new leader's first scan (point 1). */
+		orcu__store_seq_cst(&l->exists, 1);
 		err = orcu__spawn(&l->tid, name, leader_main, l);
 		if (err < 0) {
-			orcu__store_release(&l->exists, 0);
+			/* Order: none needed; no thread to publish to. */
+			orcu__store_relaxed(&l->exists, 0);
 			return err;
 		}
 		orcu__fetch_add_relaxed(&orcu__g.leaders_alive, 1);
@@ -489,6 +521,8 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		/* Callbacks posted while nobody scanned us: rescan. */
 		orcu__nocb_wake_leader(l, true);
 	}
+	/* Pairs with the acquire in orcu__nocb_orphan_posted() and
+	 * serve_orphans() (gp.c): l is set up. */
 	if (!orcu__load_relaxed(&orcu__g.adopter))
 		orcu__store_release(&orcu__g.adopter, l);
 	return ret;
@@ -500,13 +534,17 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 void orcu__nocb_request_stop(void)
 {
 	ORCU__ASSERT_HELD(&orcu__g.lock);
-	orcu__store_release(&orcu__g.adopter, NULL);
+	/* Order: none needed; NULL publishes nothing (posters then kick
+	 * the GP thread instead). */
+	orcu__store_relaxed(&orcu__g.adopter, NULL);
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
 		struct orcu__leader *l = &orcu__g.leaders[g];
 
 		if (!orcu__load_relaxed(&l->exists))
 			continue;
-		orcu__store_seq_cst(&l->stop, 1);
+		/* Order: the fence of the forced wake below orders it before
+		 * the wake's check of `sleep` (orcu__nocb_wake_leader()). */
+		orcu__store_relaxed(&l->stop, 1);
 		/* Forced: claims a sleeping leader and notifies its event. */
 		orcu__nocb_wake_leader(l, true);
 	}
@@ -530,12 +568,17 @@ void orcu__nocb_join_all(void)
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
 		struct orcu__leader *l = &orcu__g.leaders[g];
 
-		if (orcu__load_acquire(&l->exists))
+		/* Order: orcu__g.lock.  l->tid was written under it, and
+		 * orcu__nocb_request_stop() took it after every spawn in
+		 * this thread (stopping keeps new spawns out). */
+		if (orcu__load_relaxed(&l->exists))
 			pthread_join(l->tid, NULL);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
+		/* Pairs with the release in orcu__slot_set_has_follower():
+		 * follower_tid was written before it. */
 		if (orcu__load_acquire(&s->has_follower))
 			pthread_join(s->follower_tid, NULL);
 	}

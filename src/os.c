@@ -161,7 +161,8 @@ static void spawn_failed(const char *name, int err)
 
 	orcu__store_relaxed(&orcu__g.degraded, 1);
 	orcu__store_relaxed(&orcu__g.retry_after_ns, orcu__now_ns() + ORCU__RETRY_NS);
-	if (orcu__xchg_seq_cst(&warned[kind], 1))
+	/* Order: none needed; only keeps the message to one per kind. */
+	if (orcu__xchg_relaxed(&warned[kind], 1))
 		return;
 	orcu__warn("cannot create library thread %s: %s (%s); running degraded (%s), retrying later",
 		   name, strerror(err), err == EAGAIN ? "EAGAIN" : "errno",

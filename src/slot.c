@@ -78,8 +78,11 @@ void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 	if (force)
 		orcu__store_relaxed(&l->force, 1);
 	/* No thread yet: the callback stays queued and the leader's first
-	 * scan finds it (nocb.c point 1). */
-	if (!orcu__load_acquire(&l->exists))
+	 * scan finds it (nocb.c point 1).  Pairs with the seq_cst store in
+	 * orcu__nocb_spawn_slot(): the post was a seq_cst exchange, so if we
+	 * read 0 here that scan comes after it (a plain load on x86 and
+	 * arm64, as acquire is). */
+	if (!orcu__load_seq_cst(&l->exists))
 		return;
 	if (orcu__g.nocb_poll && !force)
 		return;
@@ -151,17 +154,19 @@ void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
 /* Named state (slot.h) */
 
 /* From any state (ONLINE again is a no-op); OFFLINE only from ONLINE;
- * never back to NEVER_ONLINE. */
+ * never back to NEVER_ONLINE.  Order: none needed for life; it publishes
+ * nothing, whoever acts on it holds orcu__g.lock, and the others
+ * (orcu_get_stats()) take a snapshot. */
 void orcu__slot_set_online(struct orcu__slot *s)
 {
-	orcu__store_release(&s->life, ORCU__SLOT_ONLINE);
+	orcu__store_relaxed(&s->life, ORCU__SLOT_ONLINE);
 }
 
 void orcu__slot_set_offline(struct orcu__slot *s)
 {
 	ORCU__ASSERT_HELD(&orcu__g.lock);
 	ORCU__BUG_ON(orcu__load_relaxed(&s->life) != ORCU__SLOT_ONLINE);
-	orcu__store_release(&s->life, ORCU__SLOT_OFFLINE);
+	orcu__store_relaxed(&s->life, ORCU__SLOT_OFFLINE);
 }
 
 /* nr_inline counts the slots whose mode is not OFFLOADED. */
@@ -176,7 +181,9 @@ void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to)
 		orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
 	else if (to == ORCU__SLOT_OFFLOADED)
 		orcu__fetch_sub_relaxed(&orcu__g.nr_inline, 1);
-	orcu__store_release(&s->mode, (int)to);
+	/* Order: cb_lock; readers without it (orcu__inline_poll(), do_call())
+	 * only take a hint and claim callbacks under cb_lock. */
+	orcu__store_relaxed(&s->mode, (int)to);
 }
 
 /* DONE is empty (or gone): nothing is left for inline invokers, and a
@@ -202,11 +209,14 @@ void orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
 	orcu__slot_unlock(s);
 }
 
-/* Its group's leader runs (it may just have been created). */
+/* Its group's leader runs (it may just have been created).  Order: none
+ * needed for attached; it changes under orcu__g.lock and publishes
+ * nothing.  A poster that reads it only chooses between the leader's scan
+ * and adoption, and either finds its callback (nocb.c point 6). */
 void orcu__slot_attach(struct orcu__slot *s)
 {
 	ORCU__BUG_ON(!orcu__load_relaxed(&s->leader->exists));
-	orcu__store_release(&s->attached, 1);
+	orcu__store_relaxed(&s->attached, 1);
 }
 
 void orcu__slot_detach(struct orcu__slot *s)
@@ -214,6 +224,8 @@ void orcu__slot_detach(struct orcu__slot *s)
 	orcu__store_relaxed(&s->attached, 0);
 }
 
+/* Pairs with the acquire in orcu__nocb_join_all(): follower_tid is
+ * written first. */
 void orcu__slot_set_has_follower(struct orcu__slot *s, bool has)
 {
 	orcu__store_release(&s->has_follower, has);
@@ -338,6 +350,9 @@ long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
 	orcu__slot_lock(to);
 	orcu__cblist_enqueue_chain(&to->cbl, first, last, n);
 	orcu__slot_unlock(to);
+	/* Pairs with the acquire of n_done in orcu__slot_pending(): a
+	 * barrier or drain that then reads from's pending 0 finds the
+	 * callbacks counted on `to`. */
 	orcu__fetch_add_release(&from->n_done, user);
 	orcu__nocb_wake_leader(to->leader, true);
 	return user;
@@ -354,8 +369,9 @@ static void note_invoked(struct orcu__slot *s, long n)
 		return;
 	orcu__fetch_add_relaxed(&s->n_invoked, (uint64_t)n);
 	/* Release: the callbacks' effects are visible to a barrier that
-	 * reads pending == 0 with acquire (orcu__slot_pending()).  They were
-	 * counted in n_posted before we could take them. */
+	 * reads pending == 0.  Pairs with the acquire of n_done in
+	 * orcu__slot_pending().  They were counted in n_posted before we
+	 * could take them. */
 	done = orcu__fetch_add_release(&s->n_done, n) + n;
 	left = orcu__load_relaxed(&s->n_posted) - done;
 	ORCU__BUG_ON(left < 0);
@@ -415,9 +431,9 @@ static void chain_begin(struct orcu__slot *s)
 
 static void chain_end(struct orcu__slot *s)
 {
-	/* Same pairing as chain_begin(), the other way: a forking thread
-	 * that read in_chain 1 before our store is waiting, and we see its
-	 * fork_pending. */
+	/* Pairs with orcu__slots_fork_quiesce() as chain_begin() does, the
+	 * other way: a forking thread that read in_chain 1 before our store
+	 * is waiting, and we see its fork_pending. */
 	orcu__store_seq_cst(&s->in_chain, 0);
 	if (orcu__unlikely(orcu__load_seq_cst(&fork_pending)))
 		orcu__event_notify_all(&fork_event);
@@ -447,10 +463,13 @@ static _Atomic int fork_overrun_warned;
 /* fork_prepare, before any library lock (a callback may take them). */
 void orcu__slots_fork_quiesce(void)
 {
+	/* Pairs with the seq_cst store of in_chain then load of fork_pending
+	 * in chain_begin() and fork_park(). */
 	orcu__fetch_add_seq_cst(&fork_pending, 1);
-	/* Slots set up after this load start their chains with
+	/* Pairs with the seq_cst store in apply_conf() (lifecycle.c): if we
+	 * read 0, slots set up after it start their chains with
 	 * fork_pending already raised (chain_begin()). */
-	if (!orcu__load_acquire(&orcu__g.initialized))
+	if (!orcu__load_seq_cst(&orcu__g.initialized))
 		return;
 	uint64_t deadline = orcu__now_ns() + FORK_WAIT_NS;
 
@@ -512,7 +531,7 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 			fork_park(s);
 		chain = h->next;
 		orcu__store_relaxed(&s->inflight, chain);
-		/* Orders the store above before the callback's stores (a fork
+		/* Order: the store above before the callback's stores (a fork
 		 * snapshot that holds any of its effects holds this too). */
 		orcu__fence_release();
 		if (h->func == orcu__barrier_cb) {
@@ -629,7 +648,8 @@ void orcu__slot_serve(struct orcu__slot *s)
 	orcu__slot_splice_new_locked(s, true);
 	/* The fence orders the splice before the snapshot (as gp_snap());
 	 * seq_cst (so acquire): what the GPs we see ended covered is visible
-	 * to the callbacks we advance. */
+	 * to the callbacks we advance.  Pairs with the seq_cst store of
+	 * gp_seq in end_gp() (gp.c), as in scan_slot() (nocb.c). */
 	orcu__fence_seq_cst();
 	wait = orcu__slot_advance_locked(s, orcu__load_seq_cst(&orcu__gp_seq),
 					 &first, &last);
@@ -637,6 +657,7 @@ void orcu__slot_serve(struct orcu__slot *s)
 	if (wait) {
 		orcu__gp_drive(last, false);
 		orcu__slot_lock(s);
+		/* Pairs with the store of gp_seq in end_gp() (gp.c). */
 		orcu__cblist_advance(&s->cbl, orcu__load_acquire(&orcu__gp_seq));
 		check_list(s);
 		orcu__slot_unlock(s);
@@ -653,7 +674,9 @@ void orcu__slots_serve_unattached(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		if (!orcu__load_acquire(&s->attached))
+		/* Order: none needed (orcu__slot_attach()); serving a slot
+		 * takes its cb_lock. */
+		if (!orcu__load_relaxed(&s->attached))
 			orcu__slot_serve(s);
 	}
 }

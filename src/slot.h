@@ -156,16 +156,17 @@ static inline void orcu__slot_unlock(struct orcu__slot *s)
 #endif
 
 /* ------------------------------------------------------------------ */
-/* Named state, read without a lock. */
+/* Named state, read without a lock.  Order: none needed (slot.c,
+ * orcu__slot_set_online()). */
 
 static inline bool orcu__slot_online(struct orcu__slot *s)
 {
-	return orcu__load_acquire(&s->life) == ORCU__SLOT_ONLINE;
+	return orcu__load_relaxed(&s->life) == ORCU__SLOT_ONLINE;
 }
 
 static inline bool orcu__slot_ever_online(struct orcu__slot *s)
 {
-	return orcu__load_acquire(&s->life) != ORCU__SLOT_NEVER_ONLINE;
+	return orcu__load_relaxed(&s->life) != ORCU__SLOT_NEVER_ONLINE;
 }
 
 static inline bool orcu__slot_offloaded(struct orcu__slot *s)
