@@ -40,8 +40,9 @@
  * Proctype  <->  C it mirrors
  *   reader       memb: the outermost path of orcu_read_unlock() (include/orcu.h),
  *                ctr store then the orcu__gp_wait check;
- *                -DQSBR: qsbr_announce() from orcu_quiescent_state() (the
- *                counter) or orcu_thread_offline() (0), src/registry.c;
+ *                -DQSBR: qsbr_announce() (src/registry.c) from
+ *                orcu_quiescent_state() (the counter) or
+ *                orcu_thread_offline() (0), both in src/entry.c;
  *                -DQSBR -DNOMB -DREADER_FENCE is the C as built for
  *                qsbr-only programs: the reader fences after announcing
  *                (once per GP) and the waiter uses only its own fence

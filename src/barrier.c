@@ -1,9 +1,10 @@
 /*
  * barrier.c - orcu_barrier() and orcu_drain(): wait until every callback
- * posted before the call has been invoked.  Calls slot.c to move
- * callbacks, serve slots and wake leaders, nocb.c to adopt orphans, cpu.c
- * to pick an adopting slot, cblist.c to entrain markers, registry.c for
- * the caller's checks, lifecycle.c to start threads, and os.c.
+ * posted before the call has been invoked.  Calls slot.c to entrain
+ * markers, move callbacks, serve slots and wake leaders, nocb.c to adopt
+ * orphans, cpu.c to pick an adopting slot, gp.c (no batch window while a
+ * barrier waits), registry.c for the caller's checks, entry.c to start
+ * and retry threads, and os.c.
  *
  * Why it is right.  A slot's callbacks are invoked in posting order (one
  * invoker at a time, FIFO list), so one marker entrained behind a slot's
@@ -51,13 +52,8 @@ static void barrier_finish(void)
 	 * visible to the waiters.  The notify's fence orders it before the
 	 * check for sleepers, who re-check barrier_seq after preparing. */
 	orcu__store_release(&barrier_seq, orcu__seq_end(s));
+	orcu__gp_set_unbatched(false);
 	orcu__event_notify_all(&barrier_done);
-}
-
-/* Someone waits for callbacks: GPs should not wait for a batch window. */
-bool orcu__barrier_in_progress(void)
-{
-	return orcu__seq_in_progress(orcu__load_relaxed(&barrier_seq));
 }
 
 void orcu__barrier_cb(struct orcu_head *h)
@@ -91,12 +87,40 @@ static bool adopt_orphans(void)
 	return true;
 }
 
+/* Under orcu__g.lock, in the pass: this barrier's marker for slot s. */
+static void mark_slot(struct orcu__slot *s, bool adopted)
+{
+	/* Acquire pairs with the release in note_invoked() (slot.c).  After
+	 * a successful adoption a slot still without threads only holds
+	 * callbacks posted since, which this barrier need not wait for
+	 * (every adoption holds orcu__g.lock, so none moves callbacks behind
+	 * a marker already entrained).  With no slot that has threads,
+	 * thread-less slots get markers too and the waiter serves them
+	 * (barrier_help()). */
+	if (!orcu__slot_pending(s))
+		return;
+	/* Counted before the marker can run. */
+	orcu__fetch_add_relaxed(&barrier_count, 1);
+	/* Order: orcu__g.lock, under which attached changes. */
+	if (adopted && !orcu__load_relaxed(&s->attached)) {
+		/* Only a chain still running there was posted before us
+		 * (slot.c point 6). */
+		if (!orcu__slot_defer_marker(s))
+			orcu__fetch_sub_relaxed(&barrier_count, 1);
+		return;
+	}
+	orcu__slot_entrain_marker(s);
+	orcu__nocb_wake_leader(s->leader, true);
+}
+
 static void barrier_start(void)
 {
 	bool adopted;
 	long left;
 
 	orcu__store_relaxed(&barrier_seq, orcu__seq_start(orcu__load_relaxed(&barrier_seq)));
+	/* Someone waits for callbacks: GPs should not wait for a batch window. */
+	orcu__gp_set_unbatched(true);
 	/* Pairs with the fence in orcu__barrier_timed(): a caller posted,
 	 * fenced, then read barrier_seq; we stored it, fence, then read each
 	 * slot's counts.  Either it saw this barrier start (and waits for the
@@ -112,31 +136,8 @@ static void barrier_start(void)
 	 * --toggle-offload). */
 	pthread_mutex_lock(&orcu__g.lock);
 	adopted = adopt_orphans();
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
-
-		/* Acquire pairs with the release in note_invoked() (slot.c).
-		 * After a successful adoption a slot still without threads
-		 * only holds callbacks posted since, which this barrier need
-		 * not wait for (every adoption holds orcu__g.lock, so none
-		 * moves callbacks behind a marker already entrained).  With no
-		 * slot that has threads, thread-less slots get markers too and
-		 * the waiter serves them (barrier_help()). */
-		if (!orcu__slot_pending(s))
-			continue;
-		/* Counted before the marker can run. */
-		orcu__fetch_add_relaxed(&barrier_count, 1);
-		/* Order: orcu__g.lock, under which attached changes. */
-		if (adopted && !orcu__load_relaxed(&s->attached)) {
-			/* Only a chain still running there was posted
-			 * before us (slot.c point 6). */
-			if (!orcu__slot_defer_marker(s))
-				orcu__fetch_sub_relaxed(&barrier_count, 1);
-			continue;
-		}
-		orcu__slot_entrain_marker(s);
-		orcu__nocb_wake_leader(s->leader, true);
-	}
+	for (int i = 0; i < orcu__g.nr_possible; i++)
+		mark_slot(&orcu__g.slots[i], adopted);
 	/* Counted under orcu__g.lock, after the pass: a hotplug that follows
 	 * a caller's seeing it comes after every marker was placed
 	 * (test_barrier_claimed_chain). */

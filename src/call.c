@@ -2,10 +2,10 @@
  * call.c - orcu_call() and orcu_call_lazy(): enqueue on the caller's slot,
  * flood control (hurry past ORCU_QHIMARK, a bounded delay past ORCU_QMAX,
  * the explicit orcu_wait_backlog()), lazy holding, the double-post check
- * (postcheck.c), and inline invocation by application threads at their
- * quiescent points.  Calls cpu.c for the slot, mpsc.c to enqueue, slot.c to
- * invoke and wake a leader, nocb.c for orphans, postcheck.c, registry.c for
- * the caller's checks, lifecycle.c to start, and os.c.
+ * (postcheck.c), and the inline poll after a post to an inline slot.
+ * Calls entry.c to start (and for inline polls), cpu.c for the slot,
+ * mpsc.c to enqueue, slot.c to invoke and wake a leader, nocb.c for
+ * orphans, postcheck.c, registry.c for the caller's checks, and os.c.
  *
  * orcu_call() never waits for callbacks to make progress: its caller may
  * hold a lock that its callbacks take (as with the kernel's and liburcu's
@@ -21,25 +21,6 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
-
-/* ------------------------------------------------------------------ */
-/* Inline slots: an application thread at a quiescent point runs a batch. */
-
-void orcu__inline_poll(void)
-{
-	struct orcu__slot *s;
-
-	/* Pairs with the store of `started` in start_locked() (lifecycle.c). */
-	if (orcu__likely(!orcu__load_relaxed(&orcu__g.nr_inline)) ||
-	    !orcu__load_acquire(&orcu__g.started))
-		return;
-	s = orcu__current_slot();
-	if (orcu__likely(!orcu__load_relaxed(&s->inline_ready)))
-		return;
-	if (!orcu__slot_safe_to_invoke_here())
-		return;
-	orcu__slot_invoke_done(s, orcu__g.inline_batch, true);
-}
 
 /* ------------------------------------------------------------------ */
 /* Enqueue */
@@ -170,10 +151,12 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 		if (pend > orcu__g.qmax)
 			flood_delay(s, pend);
 	}
-	/* Nobody scans a slot without threads: have one adopted.  Order:
-	 * none needed (orcu__slot_attach()). */
-	if (orcu__unlikely(!orcu__load_relaxed(&s->attached)))
-		orcu__nocb_orphan_posted();
+	/* Nobody scans a slot without threads: have one adopted, and with
+	 * no leader to adopt it, have the missing threads tried again.
+	 * Order: none needed (orcu__slot_attach()). */
+	if (orcu__unlikely(!orcu__load_relaxed(&s->attached)) &&
+	    !orcu__nocb_orphan_posted())
+		orcu__retry_threads();
 	if (orcu__unlikely(!orcu__slot_offloaded(s)))
 		orcu__inline_poll();
 }
@@ -206,7 +189,7 @@ void orcu__flush_lazy_all(void)
 
 void orcu_reclaim_lazy(void)
 {
-	/* Pairs with the store of `started` in start_locked() (lifecycle.c). */
+	/* Pairs with the store of `started` in start_locked() (entry.c). */
 	if (orcu__load_acquire(&orcu__g.started))
 		orcu__flush_lazy_all();
 }

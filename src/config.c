@@ -2,7 +2,7 @@
  * config.c - configuration: orcu_init()'s cfg and the ORCU_* environment
  * read into one record (struct orcu__conf), the topology read from sysfs,
  * boolean variables, and the cap on library threads.  One table describes
- * every numeric knob.  Calls os.c and cpulist.c; used by lifecycle.c, and
+ * every numeric knob.  Calls os.c and cpulist.c; used by entry.c, and
  * by registry.c, postcheck.c and nocb.c for a boolean variable or the cap.
  */
 #ifndef _GNU_SOURCE

@@ -3,7 +3,8 @@
  * virtual topology, which slot the calling thread posts to, hotplug
  * (orcu_cpu_online/offline) and run-time (de)offloading.  Calls nocb.c to
  * spawn a slot's threads, slot.c to set slots up, move callbacks between
- * them and wake leaders, lifecycle.c to start, and os.c.
+ * them and wake leaders, and os.c.  Its public calls are in entry.c,
+ * which configures and starts the library first.
  *
  * Threads exist only for online slots: a slot's follower (and its group's
  * leader, if the group had none) is spawned when the slot first comes
@@ -111,32 +112,15 @@ struct orcu__slot *orcu__current_slot(void)
 	return s;
 }
 
-int orcu_current_cpu(void)
+/* The library is configured (entry.c): cpu names a possible slot, or
+ * -EINVAL and one line naming call. */
+int orcu__cpu_check(const char *call, int cpu)
 {
-	orcu__ensure_init();
-	return orcu__current_slot()->cpu;
-}
-
-static int check_cpu(const char *call, int cpu)
-{
-	orcu__ensure_init();
 	if (cpu < 0 || cpu >= orcu__g.nr_possible) {
 		orcu__warn("%s: CPU %d is not a possible CPU (0..%d)", call, cpu,
 			   orcu__g.nr_possible - 1);
 		return -EINVAL;
 	}
-	return 0;
-}
-
-int orcu_thread_bind_cpu(int cpu)
-{
-	if (cpu == -1) {
-		orcu__tls.bound_cpu = -1;
-		return 0;
-	}
-	if (check_cpu("orcu_thread_bind_cpu", cpu) < 0)
-		return -EINVAL;
-	orcu__tls.bound_cpu = cpu;
 	return 0;
 }
 
@@ -154,14 +138,12 @@ struct orcu__slot *orcu__pick_online_slot(int avoid)
 	return NULL;
 }
 
-int orcu_cpu_online(int cpu)
+/* orcu_cpu_online (entry.c): cpu was checked and the library started. */
+int orcu__cpu_online(int cpu)
 {
 	struct orcu__slot *s;
 	int ret = 0;
 
-	if (check_cpu("orcu_cpu_online", cpu) < 0)
-		return -EINVAL;
-	orcu__ensure_started();
 	s = &orcu__g.slots[cpu];
 	pthread_mutex_lock(&orcu__g.lock);
 	orcu__slot_set_online(s);
@@ -170,13 +152,11 @@ int orcu_cpu_online(int cpu)
 	return ret;
 }
 
-int orcu_cpu_offline(int cpu)
+/* orcu_cpu_offline (entry.c): as orcu__cpu_online(). */
+int orcu__cpu_offline(int cpu)
 {
 	struct orcu__slot *s, *to;
 
-	if (check_cpu("orcu_cpu_offline", cpu) < 0)
-		return -EINVAL;
-	orcu__ensure_started();
 	s = &orcu__g.slots[cpu];
 	pthread_mutex_lock(&orcu__g.lock);
 	if (!orcu__slot_online(s)) {
@@ -202,25 +182,12 @@ int orcu_cpu_offline(int cpu)
 	return 0;
 }
 
-static int set_offload(const char *call, int cpu, int on)
+/* orcu_cpu_offload / orcu_cpu_deoffload (entry.c): cpu was checked. */
+void orcu__cpu_set_offload(int cpu, bool on)
 {
-	struct orcu__slot *s;
+	struct orcu__slot *s = &orcu__g.slots[cpu];
 
-	if (check_cpu(call, cpu) < 0)
-		return -EINVAL;
-	s = &orcu__g.slots[cpu];
 	orcu__slot_set_offloaded(s, on);
 	/* The leader re-decides who invokes this slot's ready callbacks. */
 	orcu__nocb_wake_leader(s->leader, true);
-	return 0;
-}
-
-int orcu_cpu_offload(int cpu)
-{
-	return set_offload("orcu_cpu_offload", cpu, 1);
-}
-
-int orcu_cpu_deoffload(int cpu)
-{
-	return set_offload("orcu_cpu_deoffload", cpu, 0);
 }

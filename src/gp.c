@@ -1,10 +1,10 @@
 /*
  * gp.c - the grace-period engine: who runs a GP (the GP thread, or any
  * thread that must wait for one), the request protocol, orcu_synchronize*,
- * and the polled API.  Calls registry.c for the reader wait, slot.c (the
- * GP thread serves slots nobody else does), barrier.c (no batching while a
- * barrier waits), lifecycle.c (lazy start) and os.c; tells nocb.c each GP
- * end through orcu__gp_ended_hook, the one call up the layers.
+ * and the polled API.  Calls registry.c for the reader wait and os.c;
+ * tells the callback layer (nocb.c) each GP end, and when the GP thread
+ * has slots without threads to serve, through orcu__gp_hook, the one call
+ * up the layers.
  *
  * Why it is safe.
  *  1. orcu__gp_seq moves even -> odd (GP started) -> even (GP ended), and
@@ -51,6 +51,7 @@ _Atomic unsigned long orcu__gp_seq;
 static _Atomic unsigned long gp_needed;     /* latest target anyone asked for */
 static _Atomic unsigned long gp_needed_now; /* latest target asked for NOW/HURRY */
 static _Atomic int gp_hurry;
+static _Atomic int gp_unbatched;          /* a barrier waits (orcu__gp_set_unbatched()) */
 static _Atomic int gp_owner;              /* 1 while a thread runs GPs (point 1) */
 static struct orcu__event gp_wake;        /* the GP thread sleeps on it; requesters notify */
 static _Atomic int gp_sleeping;           /* GP thread sets (GP_SLEEP_*); requesters read */
@@ -138,20 +139,28 @@ static void gp_release(void)
 	gp_done_notify();
 }
 
-/* The one call that runs up the layers: the end of each GP, told to the
- * callback layer (the leaders of nocb.c that wait for it).  lifecycle.c
- * installs it when it configures the library, before any leader exists;
- * NULL before that, when nobody can be waiting. */
-void (*_Atomic orcu__gp_ended_hook)(unsigned long seq);
+/* The one call that runs up the layers, to the callback layer: the end of
+ * each GP (the leaders of nocb.c that wait for it), and the GP thread's
+ * turn to serve slots without threads.  entry.c installs it when it
+ * configures the library, before any leader exists; NULL before that,
+ * when nobody can be waiting. */
+void (*_Atomic orcu__gp_hook)(enum orcu__gp_event ev, unsigned long seq);
 
-static void gp_ended(unsigned long cur)
+static void gp_event(enum orcu__gp_event ev, unsigned long seq)
 {
 	/* Relaxed: installed once, before the initialized flag every GP
 	 * runner acquires first (orcu__ensure_init()). */
-	void (*ended)(unsigned long seq) = orcu__load_relaxed(&orcu__gp_ended_hook);
+	void (*hook)(enum orcu__gp_event, unsigned long) = orcu__load_relaxed(&orcu__gp_hook);
 
-	if (ended)
-		ended(cur);
+	if (hook)
+		hook(ev, seq);
+}
+
+/* barrier.c: someone waits for callbacks, so GPs should not wait for a
+ * batch window.  Order: none needed; a hint read at the next decision. */
+void orcu__gp_set_unbatched(bool on)
+{
+	orcu__store_relaxed(&gp_unbatched, on);
 }
 
 /* After gp_seq reached the idle value cur: count, trace, wake. */
@@ -166,7 +175,7 @@ static void end_gp_notify(unsigned long cur, uint64_t start)
 		orcu__trace2(gp_end, cur, end - start);
 	}
 	gp_done_notify();
-	gp_ended(cur);
+	gp_event(ORCU__GP_ENDED, cur);
 }
 
 static void end_gp(unsigned long cur, uint64_t start)
@@ -299,7 +308,7 @@ static int64_t batch_wait_ns(unsigned long cur)
 
 	/* Relaxed: a target (raise_target()). */
 	if (!window || orcu__seq_lt(cur, orcu__load_relaxed(&gp_needed_now)) ||
-	    orcu__load_relaxed(&gp_hurry) || orcu__barrier_in_progress())
+	    orcu__load_relaxed(&gp_hurry) || orcu__load_relaxed(&gp_unbatched))
 		return 0;
 	now = orcu__now_ns();
 	last = orcu__load_relaxed(&gp_last_end_ns);
@@ -336,18 +345,13 @@ uint64_t orcu__gp_thread_cpu_ns(void)
 
 /* Nobody else serves slots without threads when no leader runs at all
  * (leaders could not be created): the GP thread does, as a library thread
- * whose callbacks no GP waits on.  nocb.c point 6. */
-static void serve_orphans(void)
+ * whose callbacks no GP waits on (nocb.c point 6).  Order: none needed
+ * for this pre-check; the callback layer exchanges orphans (seq_cst) and
+ * re-reads adopter before it serves. */
+static bool orphans_to_serve(void)
 {
-	/* The acquire of adopter pairs with its release in
-	 * orcu__nocb_spawn_slot(): a running leader adopts instead.  The swap pairs
-	 * with the one in orcu__nocb_orphan_posted(): a post after ours
-	 * raises orphans again and kicks us; the slot locks order the lists. */
-	if (!orcu__load_relaxed(&orcu__g.orphans) ||
-	    orcu__load_acquire(&orcu__g.adopter) ||
-	    !orcu__xchg_seq_cst(&orcu__g.orphans, 0))
-		return;
-	orcu__slots_serve_unattached();
+	return orcu__load_relaxed(&orcu__g.orphans) &&
+	       !orcu__load_relaxed(&orcu__g.adopter);
 }
 
 void orcu__gp_kick(void)
@@ -359,7 +363,8 @@ static void *gp_thread_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		serve_orphans();
+		if (orphans_to_serve())
+			gp_event(ORCU__GP_SERVE_ORPHANS, 0);
 		/* Relaxed: what to do next; orcu__gp_drive() and the re-check
 		 * after orcu__event_prepare() below read them again. */
 		unsigned long cur = orcu__load_relaxed(&orcu__gp_seq);
@@ -384,9 +389,7 @@ static void *gp_thread_main(void *arg)
 		ticket = orcu__event_prepare(&gp_wake);
 		if ((!batch && orcu__seq_lt(cur, orcu__load_relaxed(&gp_needed))) ||
 		    orcu__seq_lt(cur, orcu__load_relaxed(&gp_needed_now)) ||
-		    orcu__load_acquire(&gp_stop) ||
-		    (orcu__load_acquire(&orcu__g.orphans) &&
-		     !orcu__load_acquire(&orcu__g.adopter))) {
+		    orcu__load_acquire(&gp_stop) || orphans_to_serve()) {
 			orcu__event_cancel(&gp_wake);
 			orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
 			continue;
@@ -448,66 +451,27 @@ void orcu__gp_after_fork_child(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* Public updater API */
+/* Public updater API (orcu_synchronize*, orcu_start_poll and
+ * orcu_cond_synchronize are in entry.c: they may start the library) */
 
 /* Point 2.  The fence orders the caller's earlier stores (the unlink it
  * wants a GP for) before its read of gp_seq; pairs with the full barrier
  * that opens every GP's reader wait (orcu__registry_wait_readers()), which
  * comes after gp_seq turns odd.  Either we see that GP as started, and
  * snap waits for the next one, or its reader wait follows our stores. */
-static unsigned long gp_snap(void)
+unsigned long orcu__gp_snap(void)
 {
 	orcu__fence_seq_cst();
 	return orcu__seq_snap(orcu__load_relaxed(&orcu__gp_seq));
 }
 
-static void wait_for(unsigned long target, bool hurry)
-{
-	bool was_online;
-
-	orcu__ensure_init();
-	was_online = orcu__qsbr_offline_for_wait();
-	orcu__gp_drive(target, hurry);
-	if (was_online)
-		orcu_thread_online();
-}
-
-void orcu_synchronize(void)
-{
-	orcu__gp_check_caller("orcu_synchronize");
-	wait_for(gp_snap(), false);
-}
-
-void orcu_synchronize_expedited(void)
-{
-	orcu__gp_check_caller("orcu_synchronize_expedited");
-	wait_for(gp_snap(), true);
-}
-
 unsigned long orcu_get_state(void)
 {
-	return gp_snap();
-}
-
-unsigned long orcu_start_poll(void)
-{
-	unsigned long cookie = gp_snap();
-
-	orcu__ensure_started();
-	orcu__gp_request(cookie, ORCU__GP_NOW);
-	return cookie;
+	return orcu__gp_snap();
 }
 
 bool orcu_poll_state(unsigned long cookie)
 {
 	/* Acquire pairs with the GP end: frees after a true are safe. */
 	return orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), cookie);
-}
-
-void orcu_cond_synchronize(unsigned long cookie)
-{
-	if (orcu_poll_state(cookie))
-		return;
-	orcu__gp_check_caller("orcu_cond_synchronize");
-	wait_for(cookie, false);
 }

@@ -10,13 +10,15 @@
  *   gp.c (GP engine); slot.c (one slot's list operations, invocation, the
  *   wakes of leaders and followers);
  *   nocb.c (leaders and followers) <- cpu.c (slots, topology, hotplug) <-
- *   call.c (enqueue, inline polls, flood, lazy) and barrier.c;
- *   lifecycle.c (init, lazy start, shutdown, fork);
+ *   entry.c (orcu_init, lazy start, the public calls of registry.c, gp.c
+ *   and cpu.c, inline polls) <- call.c (enqueue, flood, lazy) and
+ *   barrier.c <- lifecycle.c (shutdown, fork);
  *   stats.c, compat.c and urcu_flavor.c (the liburcu layers) on top.
- * Calls that still run upward: gp.c's GP end to nocb.c through
- * orcu__gp_ended_hook; lazy start (orcu__ensure_*, orcu__retry_threads)
- * into lifecycle.c; registry.c's inline polls (call.c); gp.c's
- * orcu__barrier_in_progress() and orcu__slots_serve_unattached().
+ * One call runs upward: the GP engine's hook to the callback layer
+ * (orcu__gp_hook: a GP ended, or the GP thread's turn to serve slots
+ * without threads).  And os.c holds a link anchor to lifecycle.c, so a
+ * static link keeps the fork handlers.  scripts/src-metrics.py checks the
+ * graph (no import cycle).
  * Nothing here is part of the public API.
  */
 #ifndef ORCU_INTERNAL_H
@@ -228,12 +230,6 @@ bool orcu__thread_budget_ok(void);
  * variable for ORCU_NO_MEMBARRIER and ORCU_CHECK_CALLS). */
 int orcu__env_bool(const char *name, int def);
 
-/* lifecycle.c: the top layer, calls every module; called by the others
- * only to make sure the library is up. */
-void orcu__retry_threads(void);    /* degraded or stopped: start what is missing */
-void orcu__ensure_init(void);      /* slots exist (no threads) */
-int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
-
 /* postcheck.c: the double-post set; calls os.c and config.c. */
 /* -1 not yet decided, 0 off, 1 on: the double-post set is kept (decided
  * once, at the first post, by orcu__double_call_enabled(); read by every
@@ -260,13 +256,22 @@ void orcu__gp_check_caller(const char *call);
 bool orcu__qsbr_offline_for_wait(void);
 void orcu__qsbr_leave_for_callbacks(bool entered);
 void orcu__membarrier_init(void);
+/* The halves of the public calls that entry.c completes. */
+int orcu__register(int kind, const char *call);
+void orcu__registry_read_lock_slow(void);
+void orcu__qsbr_quiescent_state(void);
+void orcu__qsbr_offline(void);
+void orcu__qsbr_online(void);
 void orcu__membarrier_master(void);
 
 /* gp.c */
 extern _Atomic unsigned long orcu__gp_seq;
-/* Called with gp_seq at the end of every GP: set by lifecycle.c to
- * orcu__nocb_gp_done(), the only call from gp.c up to the callback layer. */
-ORCU__HIDDEN extern void (*_Atomic orcu__gp_ended_hook)(unsigned long seq);
+/* The only call from gp.c up to the callback layer, set by entry.c
+ * to orcu__nocb_gp_event(): ENDED with gp_seq at the end of every GP, on
+ * the thread that ended it; SERVE_ORPHANS on the GP thread, when callbacks
+ * wait on slots without threads and no leader runs to adopt them. */
+enum orcu__gp_event { ORCU__GP_ENDED, ORCU__GP_SERVE_ORPHANS };
+ORCU__HIDDEN extern void (*_Atomic orcu__gp_hook)(enum orcu__gp_event ev, unsigned long seq);
 /* Defined only by validation programs (orcu-torture, tests): nonzero makes
  * grace periods end without waiting for readers, the "busted" flavor the
  * torture oracle must catch.  Not defined by, nor exported from, the
@@ -282,6 +287,8 @@ void orcu__gp_request(unsigned long target, enum orcu__gp_how how);
 void orcu__gp_drive(unsigned long target, bool hurry);
 bool orcu__gp_thread_running(void);
 void orcu__gp_kick(void);          /* wake the GP thread (orphans to serve) */
+void orcu__gp_set_unbatched(bool on);  /* a barrier waits: no batch window */
+unsigned long orcu__gp_snap(void);     /* fence, then the end of the next GP */
 uint64_t orcu__gp_thread_cpu_ns(void);
 int orcu__gp_start_thread(void);
 void orcu__gp_stop_thread(void);
@@ -294,9 +301,30 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 struct orcu__slot *orcu__current_slot(void);
 int orcu__cpu_start_slots(void);
 struct orcu__slot *orcu__pick_online_slot(int avoid);
+/* The halves of the public CPU calls that entry.c completes. */
+int orcu__cpu_check(const char *call, int cpu);
+int orcu__cpu_online(int cpu);
+int orcu__cpu_offline(int cpu);
+void orcu__cpu_set_offload(int cpu, bool on);
+
+/* lifecycle.c: shutdown and fork, the top; os.c keeps it linked. */
+ORCU__HIDDEN extern const int orcu__lifecycle_linked;
+
+/* entry.c: first use (configure, start, retry) and the quiescent-point
+ * inline polls; called by call.c, barrier.c and lifecycle.c. */
+void orcu__retry_threads(void);    /* degraded or stopped: start what is missing */
+void orcu__ensure_init(void);      /* slots exist (no threads) */
+int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
+void orcu__inline_poll_slow(void);
+/* An application thread at a quiescent point runs its inline slot's ready
+ * callbacks (a batch).  Nothing to do while every slot is offloaded. */
+static inline void orcu__inline_poll(void)
+{
+	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.nr_inline)))
+		orcu__inline_poll_slow();
+}
 
 /* call.c */
-void orcu__inline_poll(void);
 void orcu__flush_lazy_all(void);
 
 /* nocb.c */
@@ -304,15 +332,14 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s);      /* under orcu__g.lock */
 void orcu__nocb_request_stop(void);                   /* under orcu__g.lock */
 void orcu__nocb_join_all(void);                       /* without it */
 void orcu__nocb_forget_all(void);                     /* under it */
-void orcu__nocb_orphan_posted(void);
+bool orcu__nocb_orphan_posted(void);
 void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who);
-void orcu__nocb_gp_done(unsigned long seq);  /* called by the GP thread */
+void orcu__nocb_gp_event(enum orcu__gp_event ev, unsigned long seq); /* orcu__gp_hook */
 void orcu__nocb_after_fork_child(void);
 
 /* barrier.c */
 void orcu__barrier_cb(struct orcu_head *h);
 int orcu__barrier_timed(int64_t deadline_ns);
-bool orcu__barrier_in_progress(void);
 void orcu__barrier_fork_prepare(void);
 void orcu__barrier_fork_parent(void);
 void orcu__barrier_fork_child(void);

@@ -1,12 +1,9 @@
 /*
- * lifecycle.c - the library's lifetime: orcu_init(), the lazy start of
- * the slots and threads on first use (and their retry when degraded),
- * orcu_shutdown() and fork.  The top of the library: calls config.c, os.c,
- * then the setup, start, stop and after-fork entry points of cpu.c, gp.c,
- * nocb.c, slot.c, registry.c, barrier.c and postcheck.c, and installs
- * gp.c's GP-end hook.  Lower modules call it only to have the library up
- * (orcu__ensure_init/_started from registry.c, gp.c, cpu.c, call.c and
- * barrier.c; orcu__retry_threads from barrier.c and nocb.c).
+ * lifecycle.c - the end of the library's lifetime and its copies:
+ * orcu_shutdown() and fork.  The top of the library, the only module that
+ * calls every other: entry.c to have it running, then the stop and
+ * after-fork entry points of cpu.c, gp.c, nocb.c, slot.c, registry.c,
+ * barrier.c and postcheck.c, and os.c.  Nothing calls it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -14,123 +11,6 @@
 #include "internal.h"
 
 #include <errno.h>
-
-/* The configuration into orcu__g, the GP-end hook, then the slots. */
-static int apply_conf(struct orcu__conf *c)
-{
-	int ret;
-
-	orcu__conf_apply(c);
-	/* Before any leader can wait for a GP end (gp.c reads it relaxed,
-	 * after acquiring `initialized`). */
-	orcu__store_relaxed(&orcu__gp_ended_hook, orcu__nocb_gp_done);
-	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
-	/* Publishes the configuration and the slots: pairs with every
-	 * acquire of `initialized` (orcu__ensure_init(), stats.c).  seq_cst
-	 * for orcu__slots_fork_quiesce(): it raises fork_pending, then reads
-	 * this; a fork that reads 0 is seen by every chain on these slots. */
-	if (ret == 0)
-		orcu__store_seq_cst(&orcu__g.initialized, 1);
-	return ret;
-}
-
-int orcu_init(const struct orcu_config *cfg)
-{
-	struct orcu__conf c;
-	int ret;
-
-	pthread_mutex_lock(&orcu__g.lock);
-	/* Order: orcu__g.lock, held by apply_conf(). */
-	if (orcu__load_relaxed(&orcu__g.initialized)) {
-		pthread_mutex_unlock(&orcu__g.lock);
-		orcu__warn("orcu_init: already initialised; call it before any other orcu call");
-		return -EBUSY;
-	}
-	ret = orcu__conf_build(cfg, &c);
-	if (ret == 0) {
-		ret = apply_conf(&c);
-		orcu__conf_free(&c);
-	}
-	pthread_mutex_unlock(&orcu__g.lock);
-	if (ret == 0)
-		ret = orcu__ensure_started();
-	return ret;
-}
-
-void orcu__ensure_init(void)
-{
-	struct orcu__conf c;
-
-	/* Pairs with the store in apply_conf(). */
-	if (orcu__likely(orcu__load_acquire(&orcu__g.initialized)))
-		return;
-	pthread_mutex_lock(&orcu__g.lock);
-	if (!orcu__load_relaxed(&orcu__g.initialized)) {
-		if (orcu__conf_build(NULL, &c) < 0 || apply_conf(&c) < 0)
-			orcu__die("cannot initialise (out of memory)");
-		orcu__conf_free(&c);
-	}
-	pthread_mutex_unlock(&orcu__g.lock);
-}
-
-/* Under orcu__g.lock: start the GP thread and the threads of every slot
- * that needs them.  0, or -EAGAIN (the library runs degraded). */
-static int start_locked(void)
-{
-	int gp, slots;
-
-	ORCU__ASSERT_HELD(&orcu__g.lock);
-	if (orcu__load_relaxed(&orcu__g.stopping))
-		return 0;
-	if (!orcu__load_relaxed(&orcu__g.started))
-		orcu__membarrier_init();
-	gp = orcu__gp_start_thread();
-	slots = orcu__cpu_start_slots();
-	/* Pairs with the acquire loads of `started` (orcu__ensure_started(),
-	 * orcu__inline_poll(), orcu_reclaim_lazy()): the threads' records
-	 * are set up. */
-	orcu__store_release(&orcu__g.started, 1);
-	if (gp == 0 && slots == 0) {
-		orcu__store_relaxed(&orcu__g.degraded, 0);
-		return 0;
-	}
-	return -EAGAIN;
-}
-
-int orcu__ensure_started(void)
-{
-	int ret = 0;
-
-	/* Pairs with the store in start_locked(). */
-	if (orcu__likely(orcu__load_acquire(&orcu__g.started)))
-		return 0;
-	orcu__ensure_init();
-	pthread_mutex_lock(&orcu__g.lock);
-	if (!orcu__load_relaxed(&orcu__g.started))
-		ret = start_locked();
-	pthread_mutex_unlock(&orcu__g.lock);
-	return ret;
-}
-
-/* A caller that needs threads (a poster on a slot without any, a waiting
- * barrier): start what orcu_shutdown() stopped, or, degraded, retry what
- * could not be created, at most once per ORCU__RETRY_NS. */
-void orcu__retry_threads(void)
-{
-	/* Order: none needed; orcu__ensure_started() decides again. */
-	if (!orcu__load_relaxed(&orcu__g.started)) {
-		orcu__ensure_started();
-		return;
-	}
-	if (!orcu__load_relaxed(&orcu__g.degraded) ||
-	    orcu__now_ns() < orcu__load_relaxed(&orcu__g.retry_after_ns))
-		return;
-	if (pthread_mutex_trylock(&orcu__g.lock))
-		return;
-	if (orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))
-		start_locked();
-	pthread_mutex_unlock(&orcu__g.lock);
-}
 
 /* ------------------------------------------------------------------ */
 /* Shutdown and fork */
@@ -240,6 +120,9 @@ static void fork_child(void)
 	orcu__barrier_fork_child();
 	orcu__slots_fork_resume(true);
 }
+
+/* Referenced by os.c so that static links keep this file (os.c). */
+const int orcu__lifecycle_linked = 1;
 
 __attribute__((constructor)) static void orcu__init_atfork(void)
 {

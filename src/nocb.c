@@ -4,9 +4,9 @@
  * spawning (only for online slots), the leader's sleep/wake protocol,
  * polling mode, takeover of inline slots.  Calls slot.c to invoke, move
  * callbacks and wake, gp.c to request grace periods, cblist.c, mpsc.c,
- * config.c for the thread cap, lifecycle.c to retry threads, and os.c.
- * gp.c tells it each GP end through orcu__gp_ended_hook (lifecycle.c sets
- * it to orcu__nocb_gp_done()).
+ * config.c for the thread cap, and os.c.
+ * gp.c tells it each GP end, and the GP thread's turn to serve orphans,
+ * through orcu__gp_hook (entry.c sets it to orcu__nocb_gp_event()).
  *
  * Why no callback is left behind.
  *  1. A leader's `sleep` state is ORCU__LEADER_AWAKE (zero) when the
@@ -60,14 +60,15 @@ static bool flat(void)
 /* ------------------------------------------------------------------ */
 /* Wake-ups */
 
-/* Point 6: a callback landed on a slot without threads. */
-void orcu__nocb_orphan_posted(void)
+/* Point 6: a callback landed on a slot without threads.  False if no
+ * leader runs to adopt it (the caller has the threads retried). */
+bool orcu__nocb_orphan_posted(void)
 {
 	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(): the
 	 * leader's record is set up before we wake it. */
 	struct orcu__leader *l = orcu__load_acquire(&orcu__g.adopter);
-	/* Pairs with the exchange to 0 in leader_main() and serve_orphans()
-	 * (gp.c), each followed by a scan of the queues: our callback was
+	/* Pairs with the exchange to 0 in leader_main() and serve_orphans(),
+	 * each followed by a scan of the queues: our callback was
 	 * published by a seq_cst exchange of its queue's tail, so either that
 	 * scan sees it, or we read 0 and wake the adopter.  The pre-check is
 	 * seq_cst too: a 1 it reads is then before the adopter's exchange,
@@ -78,13 +79,12 @@ void orcu__nocb_orphan_posted(void)
 	if (l) {
 		if (first)
 			orcu__nocb_wake_leader(l, true);
-		return;
+		return true;
 	}
-	/* No leader runs: the GP thread serves orphans (gp.c), and the
-	 * missing threads are tried again (rate-limited). */
+	/* No leader runs: the GP thread serves orphans (serve_orphans()). */
 	if (first)
 		orcu__gp_kick();
-	orcu__retry_threads();
+	return false;
 }
 
 static void report_adopted(struct orcu__slot *s, long n,
@@ -139,7 +139,7 @@ static _Atomic uint64_t *gp_wait_word(const struct orcu__leader *l, uint64_t *bi
 	return &orcu__g.leader_gp_wait[g / 64];
 }
 
-void orcu__nocb_gp_done(unsigned long seq)
+static void gp_done(unsigned long seq)
 {
 	int nwords = (orcu__g.nr_groups + 63) / 64;
 
@@ -171,6 +171,29 @@ void orcu__nocb_gp_done(unsigned long seq)
 			orcu__count(gp_leader_wakeups, 1);
 		}
 	}
+}
+
+/* Point 6, with no leader at all (none could be created): the GP thread
+ * serves the slots nobody scans, as a library thread whose callbacks no
+ * GP waits on.  The acquire of adopter pairs with its release in
+ * orcu__nocb_spawn_slot(): a running leader adopts instead.  The exchange
+ * pairs with the one in orcu__nocb_orphan_posted(): a post after it
+ * raises orphans again and kicks the GP thread; the slot locks order the
+ * lists. */
+static void serve_orphans(void)
+{
+	if (orcu__load_acquire(&orcu__g.adopter) ||
+	    !orcu__xchg_seq_cst(&orcu__g.orphans, 0))
+		return;
+	orcu__slots_serve_unattached();
+}
+
+void orcu__nocb_gp_event(enum orcu__gp_event ev, unsigned long seq)
+{
+	if (ev == ORCU__GP_ENDED)
+		gp_done(seq);
+	else
+		serve_orphans();
 }
 
 /* ------------------------------------------------------------------ */
@@ -352,7 +375,7 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 	wait_word = gp_wait_word(l, &bit);
 	/* Order: published by the seq_cst fetch_or of our bit below. */
 	orcu__store_relaxed(&l->gp_wait_seq, sc->first);
-	/* Pairs with the seq_cst loads in orcu__nocb_gp_done(); the re-check
+	/* Pairs with the seq_cst loads in gp_done(); the re-check
 	 * below closes the window where the GP ended before we published
 	 * our wait. */
 	orcu__fetch_add_seq_cst(&leaders_waiting, 1);
@@ -522,7 +545,7 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		orcu__nocb_wake_leader(l, true);
 	}
 	/* Pairs with the acquire in orcu__nocb_orphan_posted() and
-	 * serve_orphans() (gp.c): l is set up. */
+	 * serve_orphans(): l is set up. */
 	if (!orcu__load_relaxed(&orcu__g.adopter))
 		orcu__store_release(&orcu__g.adopter, l);
 	return ret;

@@ -3,9 +3,9 @@
  * automatic unregistration at thread exit, the qsbr quiescent-state calls,
  * the read-side slow paths, and the reader wait at the heart of a grace
  * period, with stall reports, and the checks of a caller about to wait.
- * Calls os.c, config.c (ORCU_NO_MEMBARRIER), call.c (inline polls at
- * quiescent points) and lifecycle.c (start at registration); reads gp.c's
- * state.
+ * Calls os.c and config.c (ORCU_NO_MEMBARRIER); reads gp.c's state.
+ * The public registration and quiescent-point calls are in entry.c, which
+ * starts the library and runs inline callbacks around these.
  *
  * Why a grace period is safe (memb readers).  A reader's outermost lock
  * copies orcu__gp_ctr (ORCU__MEMB_IDLE | phase | 1) into its ctr; its
@@ -77,8 +77,8 @@ void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
 /*
  * Under orcu__g.lock, before the library is started.  Order: relaxed
  * stores suffice; the flag reaches every user through a release chain: a
- * reader registers only after orcu__g.started is set (do_register()
- * starts the library first), and a GP reads it after it read nr_memb
+ * reader registers only after orcu__g.started is set (entry.c starts
+ * the library before orcu__register()), and a GP reads it after it read nr_memb
  * under registry_lock, which that registration took.
  */
 void orcu__membarrier_init(void)
@@ -138,7 +138,9 @@ static void make_exit_key(void)
 	pthread_key_create(&exit_key, thread_exit);
 }
 
-static int do_register(int kind, const char *call)
+/* orcu_register_thread*() and a first memb read lock (entry.c, which has
+ * started the library: membarrier is decided before a reader exists). */
+int orcu__register(int kind, const char *call)
 {
 	struct orcu__reader *r = &orcu__reader;
 	struct reader_rec *rec;
@@ -150,7 +152,6 @@ static int do_register(int kind, const char *call)
 			   r->kind == ORCU__KIND_MEMB ? "memb" : "qsbr");
 		return -EBUSY;
 	}
-	orcu__ensure_started();
 	rec = calloc(1, sizeof(*rec));
 	if (!rec)
 		return -ENOMEM;
@@ -178,16 +179,6 @@ static int do_register(int kind, const char *call)
 	pthread_mutex_unlock(&registry_lock);
 	pthread_setspecific(exit_key, rec);
 	return 0;
-}
-
-int orcu_register_thread(void)
-{
-	return do_register(ORCU__KIND_MEMB, "orcu_register_thread");
-}
-
-int orcu_register_thread_qsbr(void)
-{
-	return do_register(ORCU__KIND_QSBR, "orcu_register_thread_qsbr");
 }
 
 void orcu_unregister_thread(void)
@@ -250,17 +241,11 @@ void orcu__registry_after_fork_child(void)
 /* ------------------------------------------------------------------ */
 /* Read-side slow paths */
 
-void orcu__read_lock_slow(void)
+/* orcu__read_lock_slow() (entry.c) on a registered thread. */
+void orcu__registry_read_lock_slow(void)
 {
 	struct orcu__reader *r = &orcu__reader;
 
-	if (r->kind == ORCU__KIND_NONE) {
-		/* Documented: a memb read lock registers the thread. */
-		if (orcu_register_thread() < 0)
-			orcu__misuse("orcu_read_lock", "thread could not be registered");
-		orcu_read_lock();
-		return;
-	}
 	if (r->kind == ORCU__KIND_MEMB) {
 		/* Not reached from this header's fast path (a memb reader's ctr
 		 * outside sections is ORCU__MEMB_IDLE); a caller compiled with
@@ -305,14 +290,14 @@ static void qsbr_announce(struct orcu__reader *r, unsigned long g)
 		orcu__reader_wake_gp();
 }
 
-void orcu_quiescent_state(void)
+/* orcu_quiescent_state() (entry.c, which then runs inline callbacks). */
+void orcu__qsbr_quiescent_state(void)
 {
 	struct orcu__reader *r = &orcu__reader;
 
 	if (orcu__unlikely(r->kind != ORCU__KIND_QSBR)) {
 		if (r->kind == ORCU__KIND_NONE)
 			orcu__misuse("orcu_quiescent_state", "thread is not registered (call orcu_register_thread_qsbr first)");
-		orcu__inline_poll();
 		return;
 	}
 #ifdef ORCU_DEBUG
@@ -328,16 +313,13 @@ void orcu_quiescent_state(void)
 	 * (and its cache-line traffic) when no GP has begun since. */
 	if (orcu__load_relaxed(&r->qs_seq) != g)
 		qsbr_announce(r, g);
-	orcu__inline_poll();
 }
 
-void orcu_thread_offline(void)
+/* orcu_thread_offline() (entry.c), after its inline callbacks ran. */
+void orcu__qsbr_offline(void)
 {
 	struct orcu__reader *r = &orcu__reader;
 
-	/* Ready inline callbacks run first, while a GP still waits for us:
-	 * once offline, a callback's own read-side section would not be. */
-	orcu__inline_poll();
 	if (r->kind == ORCU__KIND_QSBR) {
 		if (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)
 			orcu__misuse("orcu_thread_offline", "called inside a read-side critical section");
@@ -399,7 +381,8 @@ void orcu__qsbr_leave_for_callbacks(bool entered)
 		orcu__store_release(&orcu__reader.qs_seq, 0);
 }
 
-void orcu_thread_online(void)
+/* orcu_thread_online() (entry.c, which then runs inline callbacks). */
+void orcu__qsbr_online(void)
 {
 	struct orcu__reader *r = &orcu__reader;
 
@@ -411,7 +394,6 @@ void orcu_thread_online(void)
 		orcu__store_relaxed(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
 		orcu__fence_seq_cst();
 	}
-	orcu__inline_poll();
 }
 
 /* ------------------------------------------------------------------ */
@@ -593,7 +575,7 @@ static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns
 		orcu__store_relaxed(&orcu__gp_wait, 0);
 }
 
-/* seq_cst: pairs with the store in do_register().  A thread that
+/* seq_cst: pairs with the store in orcu__register().  A thread that
  * registers after this load saw 0 starts its sections after it, and the
  * updater fenced its updates before it read gp_seq (gp.c point 2). */
 bool orcu__registry_has_readers(void)

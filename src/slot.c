@@ -466,7 +466,7 @@ void orcu__slots_fork_quiesce(void)
 	/* Pairs with the seq_cst store of in_chain then load of fork_pending
 	 * in chain_begin() and fork_park(). */
 	orcu__fetch_add_seq_cst(&fork_pending, 1);
-	/* Pairs with the seq_cst store in apply_conf() (lifecycle.c): if we
+	/* Pairs with the seq_cst store in apply_conf() (entry.c): if we
 	 * read 0, slots set up after it start their chains with
 	 * fork_pending already raised (chain_begin()). */
 	if (!orcu__load_seq_cst(&orcu__g.initialized))

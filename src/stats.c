@@ -21,7 +21,7 @@ void orcu_get_stats(struct orcu_stats *out)
 	int online = 0, offl = 0;
 
 	memset(out, 0, sizeof(*out));
-	/* Pairs with the store in apply_conf() (lifecycle.c): the slots. */
+	/* Pairs with the store in apply_conf() (entry.c): the slots. */
 	if (orcu__load_acquire(&orcu__g.initialized)) {
 		for (int i = 0; i < orcu__g.nr_possible; i++) {
 			struct orcu__slot *s = &orcu__g.slots[i];
@@ -71,7 +71,7 @@ void orcu_get_stats(struct orcu_stats *out)
 
 long orcu_slot_pending(int cpu)
 {
-	/* Pairs with the store in apply_conf() (lifecycle.c). */
+	/* Pairs with the store in apply_conf() (entry.c). */
 	if (!orcu__load_acquire(&orcu__g.initialized) || cpu < 0 ||
 	    cpu >= orcu__g.nr_possible)
 		return -EINVAL;

@@ -1,0 +1,305 @@
+/*
+ * entry.c - first use and quiescent points: the public calls of the
+ * modules below (registry.c, gp.c, cpu.c) where they need what is above
+ * them, so that no module calls up.  orcu_init() and the lazy start
+ * (configure on first use, start the threads, retry them when degraded);
+ * registration, which starts the library first; the quiescent-point calls,
+ * which run an inline slot's ready callbacks; synchronize, which
+ * configures it; and the CPU calls.  Calls config.c, registry.c, gp.c,
+ * slot.c, cpu.c, nocb.c (the GP hook it installs) and os.c.  Called by
+ * call.c, barrier.c and lifecycle.c for the lazy start and inline polls.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+
+#include <errno.h>
+
+/* ------------------------------------------------------------------ */
+/* Init and lazy start */
+
+/* The configuration into orcu__g, the GP-end hook, then the slots. */
+static int apply_conf(struct orcu__conf *c)
+{
+	int ret;
+
+	orcu__conf_apply(c);
+	/* Before any leader can wait for a GP end (gp.c reads it relaxed,
+	 * after acquiring `initialized`). */
+	orcu__store_relaxed(&orcu__gp_hook, orcu__nocb_gp_event);
+	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
+	/* Publishes the configuration and the slots: pairs with every
+	 * acquire of `initialized` (orcu__ensure_init(), stats.c).  seq_cst
+	 * for orcu__slots_fork_quiesce(): it raises fork_pending, then reads
+	 * this; a fork that reads 0 is seen by every chain on these slots. */
+	if (ret == 0)
+		orcu__store_seq_cst(&orcu__g.initialized, 1);
+	return ret;
+}
+
+int orcu_init(const struct orcu_config *cfg)
+{
+	struct orcu__conf c;
+	int ret;
+
+	pthread_mutex_lock(&orcu__g.lock);
+	/* Order: orcu__g.lock, held by apply_conf(). */
+	if (orcu__load_relaxed(&orcu__g.initialized)) {
+		pthread_mutex_unlock(&orcu__g.lock);
+		orcu__warn("orcu_init: already initialised; call it before any other orcu call");
+		return -EBUSY;
+	}
+	ret = orcu__conf_build(cfg, &c);
+	if (ret == 0) {
+		ret = apply_conf(&c);
+		orcu__conf_free(&c);
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+	if (ret == 0)
+		ret = orcu__ensure_started();
+	return ret;
+}
+
+void orcu__ensure_init(void)
+{
+	struct orcu__conf c;
+
+	/* Pairs with the store in apply_conf(). */
+	if (orcu__likely(orcu__load_acquire(&orcu__g.initialized)))
+		return;
+	pthread_mutex_lock(&orcu__g.lock);
+	if (!orcu__load_relaxed(&orcu__g.initialized)) {
+		if (orcu__conf_build(NULL, &c) < 0 || apply_conf(&c) < 0)
+			orcu__die("cannot initialise (out of memory)");
+		orcu__conf_free(&c);
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+/* Under orcu__g.lock: start the GP thread and the threads of every slot
+ * that needs them.  0, or -EAGAIN (the library runs degraded). */
+static int start_locked(void)
+{
+	int gp, slots;
+
+	ORCU__ASSERT_HELD(&orcu__g.lock);
+	if (orcu__load_relaxed(&orcu__g.stopping))
+		return 0;
+	if (!orcu__load_relaxed(&orcu__g.started))
+		orcu__membarrier_init();
+	gp = orcu__gp_start_thread();
+	slots = orcu__cpu_start_slots();
+	/* Pairs with the acquire loads of `started` (orcu__ensure_started(),
+	 * orcu__inline_poll(), orcu_reclaim_lazy()): the threads' records
+	 * are set up. */
+	orcu__store_release(&orcu__g.started, 1);
+	if (gp == 0 && slots == 0) {
+		orcu__store_relaxed(&orcu__g.degraded, 0);
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+int orcu__ensure_started(void)
+{
+	int ret = 0;
+
+	/* Pairs with the store in start_locked(). */
+	if (orcu__likely(orcu__load_acquire(&orcu__g.started)))
+		return 0;
+	orcu__ensure_init();
+	pthread_mutex_lock(&orcu__g.lock);
+	if (!orcu__load_relaxed(&orcu__g.started))
+		ret = start_locked();
+	pthread_mutex_unlock(&orcu__g.lock);
+	return ret;
+}
+
+/* A caller that needs threads (a poster on a slot without any, a waiting
+ * barrier): start what orcu_shutdown() stopped, or, degraded, retry what
+ * could not be created, at most once per ORCU__RETRY_NS. */
+void orcu__retry_threads(void)
+{
+	/* Order: none needed; orcu__ensure_started() decides again. */
+	if (!orcu__load_relaxed(&orcu__g.started)) {
+		orcu__ensure_started();
+		return;
+	}
+	if (!orcu__load_relaxed(&orcu__g.degraded) ||
+	    orcu__now_ns() < orcu__load_relaxed(&orcu__g.retry_after_ns))
+		return;
+	if (pthread_mutex_trylock(&orcu__g.lock))
+		return;
+	if (orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))
+		start_locked();
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Inline slots: an application thread at a quiescent point runs a batch
+ * (orcu__inline_poll() in internal.h checks nr_inline first). */
+
+void orcu__inline_poll_slow(void)
+{
+	struct orcu__slot *s;
+
+	/* Pairs with the store of `started` in start_locked(). */
+	if (!orcu__load_acquire(&orcu__g.started))
+		return;
+	s = orcu__current_slot();
+	if (orcu__likely(!orcu__load_relaxed(&s->inline_ready)))
+		return;
+	if (!orcu__slot_safe_to_invoke_here())
+		return;
+	orcu__slot_invoke_done(s, orcu__g.inline_batch, true);
+}
+
+/* ------------------------------------------------------------------ */
+/* Readers (registry.c) */
+
+int orcu_register_thread(void)
+{
+	orcu__ensure_started();
+	return orcu__register(ORCU__KIND_MEMB, "orcu_register_thread");
+}
+
+int orcu_register_thread_qsbr(void)
+{
+	orcu__ensure_started();
+	return orcu__register(ORCU__KIND_QSBR, "orcu_register_thread_qsbr");
+}
+
+void orcu__read_lock_slow(void)
+{
+	if (orcu__reader.kind == ORCU__KIND_NONE) {
+		/* Documented: a memb read lock registers the thread. */
+		if (orcu_register_thread() < 0)
+			orcu__misuse("orcu_read_lock", "thread could not be registered");
+		orcu_read_lock();
+		return;
+	}
+	orcu__registry_read_lock_slow();
+}
+
+void orcu_quiescent_state(void)
+{
+	orcu__qsbr_quiescent_state();
+	orcu__inline_poll();
+}
+
+void orcu_thread_offline(void)
+{
+	/* Ready inline callbacks run first, while a GP still waits for us:
+	 * once offline, a callback's own read-side section would not be. */
+	orcu__inline_poll();
+	orcu__qsbr_offline();
+}
+
+void orcu_thread_online(void)
+{
+	orcu__qsbr_online();
+	orcu__inline_poll();
+}
+
+/* ------------------------------------------------------------------ */
+/* Grace periods (gp.c) */
+
+static void wait_for(unsigned long target, bool hurry)
+{
+	bool was_online;
+
+	orcu__ensure_init();
+	was_online = orcu__qsbr_offline_for_wait();
+	orcu__gp_drive(target, hurry);
+	if (was_online)
+		orcu_thread_online();
+}
+
+void orcu_synchronize(void)
+{
+	orcu__gp_check_caller("orcu_synchronize");
+	wait_for(orcu__gp_snap(), false);
+}
+
+void orcu_synchronize_expedited(void)
+{
+	orcu__gp_check_caller("orcu_synchronize_expedited");
+	wait_for(orcu__gp_snap(), true);
+}
+
+unsigned long orcu_start_poll(void)
+{
+	unsigned long cookie = orcu__gp_snap();
+
+	orcu__ensure_started();
+	orcu__gp_request(cookie, ORCU__GP_NOW);
+	return cookie;
+}
+
+void orcu_cond_synchronize(unsigned long cookie)
+{
+	if (orcu_poll_state(cookie))
+		return;
+	orcu__gp_check_caller("orcu_cond_synchronize");
+	wait_for(cookie, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* CPUs (cpu.c) */
+
+int orcu_current_cpu(void)
+{
+	orcu__ensure_init();
+	return orcu__current_slot()->cpu;
+}
+
+int orcu_thread_bind_cpu(int cpu)
+{
+	if (cpu == -1) {
+		orcu__tls.bound_cpu = -1;
+		return 0;
+	}
+	orcu__ensure_init();
+	if (orcu__cpu_check("orcu_thread_bind_cpu", cpu) < 0)
+		return -EINVAL;
+	orcu__tls.bound_cpu = cpu;
+	return 0;
+}
+
+int orcu_cpu_online(int cpu)
+{
+	orcu__ensure_init();
+	if (orcu__cpu_check("orcu_cpu_online", cpu) < 0)
+		return -EINVAL;
+	orcu__ensure_started();
+	return orcu__cpu_online(cpu);
+}
+
+int orcu_cpu_offline(int cpu)
+{
+	orcu__ensure_init();
+	if (orcu__cpu_check("orcu_cpu_offline", cpu) < 0)
+		return -EINVAL;
+	orcu__ensure_started();
+	return orcu__cpu_offline(cpu);
+}
+
+static int set_offload(const char *call, int cpu, bool on)
+{
+	orcu__ensure_init();
+	if (orcu__cpu_check(call, cpu) < 0)
+		return -EINVAL;
+	orcu__cpu_set_offload(cpu, on);
+	return 0;
+}
+
+int orcu_cpu_offload(int cpu)
+{
+	return set_offload("orcu_cpu_offload", cpu, true);
+}
+
+int orcu_cpu_deoffload(int cpu)
+{
+	return set_offload("orcu_cpu_deoffload", cpu, false);
+}
