@@ -267,22 +267,24 @@ int orcu_thread_bind_cpu(int cpu)
 	return 0;
 }
 
-int orcu_cpu_online(int cpu)
+/* Threads are started only once cpu is known to be possible. */
+static int hotplug(const char *call, int cpu, int (*op)(int cpu))
 {
 	orcu__ensure_init();
-	if (orcu__cpu_check("orcu_cpu_online", cpu) < 0)
+	if (orcu__cpu_check(call, cpu) < 0)
 		return -EINVAL;
 	orcu__ensure_started();
-	return orcu__cpu_online(cpu);
+	return op(cpu);
+}
+
+int orcu_cpu_online(int cpu)
+{
+	return hotplug("orcu_cpu_online", cpu, orcu__cpu_online);
 }
 
 int orcu_cpu_offline(int cpu)
 {
-	orcu__ensure_init();
-	if (orcu__cpu_check("orcu_cpu_offline", cpu) < 0)
-		return -EINVAL;
-	orcu__ensure_started();
-	return orcu__cpu_offline(cpu);
+	return hotplug("orcu_cpu_offline", cpu, orcu__cpu_offline);
 }
 
 static int set_offload(const char *call, int cpu, bool on)
