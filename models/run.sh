@@ -124,6 +124,11 @@ check $B "before d7e29933969e"     b_2014    "-DV2014"    live:live cex
 check $B "kernel d7e29933969e"     b_2014fix "-DV2014FIX" live:live cex
 check $B "kernel d7e29933969e"     b_2014fix "-DV2014FIX" assert    cex
 
+BM=barrier_move
+check $BM "orcu"                   bm_orcu   ""            safety    verify
+check $BM "orcu"                   bm_orcu   ""            live:live verify
+check $BM "mutant: no deferral"    bm_nodefer "-DNO_DEFER" safety    cex
+
 RW=reader_wake
 check $RW "orcu memb"                 rw_memb      ""                      safety     verify
 check $RW "orcu memb"                 rw_memb      ""                      ltl:nolost verify
