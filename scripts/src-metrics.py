@@ -154,7 +154,8 @@ def locks(srcfiles):
 ORDERED = re.compile(
     r"\borcu__(?:(?:load|store|xchg|fetch_add|fetch_sub|cas)_"
     r"(?:acquire|release|acq_rel|seq_cst)|fence_(?:seq_cst|acquire|release))"
-    r"\s*\(|\b__atomic_\w+\s*\([^;]*__ATOMIC_(?:ACQUIRE|RELEASE|ACQ_REL|"
+    r"\s*\(|\borcu__link_(?:load|store)_(?:acquire|release)\s*\("
+    r"|\b__atomic_\w+\s*\([^;]*__ATOMIC_(?:ACQUIRE|RELEASE|ACQ_REL|"
     r"SEQ_CST)|\batomic_thread_fence\s*\(\s*memory_order_(?!relaxed)"
     r"|\batomic_(?:load|store|exchange|fetch_add|fetch_sub|"
     r"compare_exchange_strong|compare_exchange_weak)\s*\(")

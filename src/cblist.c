@@ -87,7 +87,7 @@ void orcu__cblist_enqueue_chain(struct orcu__cblist *cbl, struct orcu_head *firs
 	 * be writing it right now).  next is an orcu_head's first member, so
 	 * a tail other than &head is the last node itself. */
 	if (__builtin_expect(tail == &last->next ||
-			     __atomic_load_n(tail, __ATOMIC_RELAXED) != NULL, 0))
+			     orcu__link_load_relaxed(tail) != NULL, 0))
 		orcu__double_post_die(cbl, tail == &cbl->head ? first :
 				      (struct orcu_head *)(void *)tail, false);
 	CBL_EXPECT(last->next == NULL);

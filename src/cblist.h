@@ -15,6 +15,35 @@
 #include "seq.h"
 
 /*
+ * Links: an orcu_head's next field (or a queue's head pointer), a plain
+ * pointer in the public struct.  The lists use it plainly, under cb_lock.
+ * Where another thread may write or read it at the same time (a producer
+ * of mpsc.c linking, a double post rewriting it), it is accessed through
+ * these, which say the order; the caller says what the order pairs with.
+ */
+static inline struct orcu_head *orcu__link_load_relaxed(struct orcu_head *const *link)
+{
+	return __atomic_load_n(link, __ATOMIC_RELAXED);
+}
+
+static inline struct orcu_head *orcu__link_load_acquire(struct orcu_head *const *link)
+{
+	/* Order: the caller names the release it pairs with. */
+	return __atomic_load_n(link, __ATOMIC_ACQUIRE);
+}
+
+static inline void orcu__link_store_relaxed(struct orcu_head **link, struct orcu_head *h)
+{
+	__atomic_store_n(link, h, __ATOMIC_RELAXED);
+}
+
+static inline void orcu__link_store_release(struct orcu_head **link, struct orcu_head *h)
+{
+	/* Order: the caller names the acquire it pairs with. */
+	__atomic_store_n(link, h, __ATOMIC_RELEASE);
+}
+
+/*
  * Segments in list order.  DONE: its GP has ended, ready to invoke.
  * WAIT, NEXT_READY: tagged with the GP end (an orcu__seq_snap() target)
  * they wait for; WAIT's tag is strictly earlier than NEXT_READY's.

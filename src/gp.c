@@ -47,28 +47,45 @@
 #include <errno.h>
 #include <time.h>
 
-_Atomic unsigned long orcu__gp_seq;
-static _Atomic unsigned long gp_needed;     /* latest target anyone asked for */
-static _Atomic unsigned long gp_needed_now; /* latest target asked for NOW/HURRY */
-static _Atomic int gp_hurry;
-static _Atomic int gp_unbatched;          /* a barrier waits (orcu__gp_set_unbatched()) */
-static _Atomic int gp_owner;              /* 1 while a thread runs GPs (point 1) */
-static struct orcu__event gp_wake;        /* the GP thread sleeps on it; requesters notify */
-static _Atomic int gp_sleeping;           /* GP thread sets (GP_SLEEP_*); requesters read */
-static _Atomic uint64_t gp_last_end_ns;    /* the owner writes; the GP thread reads */
-static struct orcu__event gp_done;        /* GP waiters sleep on it; the owner notifies */
-static _Atomic int gp_stop;
-static pthread_t gp_tid;
-static _Atomic int gp_running;            /* the GP thread exists; under orcu__g.lock */
+/* Written by the GP owner only, read by everyone (leaders, pollers). */
+_Atomic unsigned long orcu__gp_seq ORCU__ALIGNED;
+
+/* Written by requesters (leaders, orcu_start_poll, barriers), read by the
+ * GP thread, which writes only `sleeping` (and the event's sleeper count)
+ * here. */
+static struct {
+	_Atomic unsigned long needed;     /* latest target anyone asked for */
+	_Atomic unsigned long needed_now; /* latest target asked for NOW/HURRY */
+	_Atomic int hurry;
+	_Atomic int unbatched;            /* a barrier waits (orcu__gp_set_unbatched()) */
+	struct orcu__event wake;          /* the GP thread sleeps on it; requesters notify */
+	_Atomic int sleeping;             /* GP thread sets (GP_SLEEP_*); requesters read */
+} req ORCU__ALIGNED;
+
+/* Written by whoever owns the GP machinery (point 1); read by waiters and
+ * the GP thread. */
+static struct {
+	_Atomic int owner;                /* 1 while a thread runs GPs */
+	_Atomic uint64_t last_end_ns;     /* the owner writes; the GP thread reads */
+	struct orcu__event done;          /* GP waiters sleep on it; the owner notifies */
+} own ORCU__ALIGNED;
+
+/* The GP thread itself: start, stop, CPU time (cold). */
+static struct {
+	_Atomic int stop;
+	pthread_t tid;
+	_Atomic int running;              /* the thread exists; under orcu__g.lock */
+	_Atomic uint64_t cpu_past_ns;     /* CPU time of GP threads that have exited */
+} thr;
 
 enum { GP_AWAKE, GP_SLEEP_IDLE, GP_SLEEP_BATCH };
 
 
 bool orcu__gp_thread_running(void)
 {
-	/* Pairs with the releases of gp_running in orcu__gp_start_thread()
+	/* Pairs with the releases of thr.running in orcu__gp_start_thread()
 	 * and orcu__gp_stop_thread(). */
-	return orcu__load_acquire(&gp_running) != 0;
+	return orcu__load_acquire(&thr.running) != 0;
 }
 
 static void wake_gp_thread(bool batch)
@@ -76,12 +93,12 @@ static void wake_gp_thread(bool batch)
 	int sleeping;
 
 	/* The filter below may skip the notify: pairs with the fence in
-	 * orcu__event_prepare() after gp_sleeping is set in gp_thread_main(). */
+	 * orcu__event_prepare() after req.sleeping is set in gp_thread_main(). */
 	orcu__fence_seq_cst();
-	sleeping = orcu__load_relaxed(&gp_sleeping);
+	sleeping = orcu__load_relaxed(&req.sleeping);
 	/* A batching GP thread wakes by itself for batchable work. */
 	if (sleeping != GP_AWAKE && !(batch && sleeping == GP_SLEEP_BATCH))
-		orcu__event_notify(&gp_wake);
+		orcu__event_notify(&req.wake);
 }
 
 /* Relaxed: a target is a number that publishes nothing; the fences of
@@ -98,11 +115,11 @@ static void raise_target(_Atomic unsigned long *needed, unsigned long target)
 
 void orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 {
-	raise_target(&gp_needed, target);
+	raise_target(&req.needed, target);
 	if (how != ORCU__GP_BATCH)
-		raise_target(&gp_needed_now, target);
+		raise_target(&req.needed_now, target);
 	if (how == ORCU__GP_HURRY)
-		orcu__store_relaxed(&gp_hurry, 1);
+		orcu__store_relaxed(&req.hurry, 1);
 	/* Relaxed: only whether to wake; whoever acts on the GP's end reads
 	 * gp_seq again with acquire. */
 	if (orcu__seq_done(orcu__load_relaxed(&orcu__gp_seq), target))
@@ -111,11 +128,11 @@ void orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 }
 
 /* Wake the GP waiters after the caller's seq_cst store (or swap) of
- * gp_seq or gp_owner: each re-checks both after it prepares
+ * gp_seq or own.owner: each re-checks both after it prepares
  * (orcu__gp_drive()). */
 static void gp_done_notify(void)
 {
-	if (orcu__event_notify_all_after_sc(&gp_done))
+	if (orcu__event_notify_all_after_sc(&own.done))
 		orcu__count(gp_wakeups, 1);
 }
 
@@ -123,9 +140,9 @@ static bool gp_try_own(void)
 {
 	int free_ = 0;
 
-	/* Acquire: the previous owner's GP state (gp_last_end_ns, the
+	/* Acquire: the previous owner's GP state (own.last_end_ns, the
 	 * registry counters) is visible to us.  Pairs with gp_release(). */
-	if (!orcu__cas_acq_rel(&gp_owner, &free_, 1))
+	if (!orcu__cas_acq_rel(&own.owner, &free_, 1))
 		return false;
 	orcu__tls.gp_owning = 1;
 	return true;
@@ -134,7 +151,7 @@ static bool gp_try_own(void)
 static void gp_release(void)
 {
 	orcu__tls.gp_owning = 0;
-	orcu__store_seq_cst(&gp_owner, 0);
+	orcu__store_seq_cst(&own.owner, 0);
 	/* Waiters that need a later GP than the one we ran may take over. */
 	gp_done_notify();
 }
@@ -160,7 +177,7 @@ static void gp_event(enum orcu__gp_event ev, unsigned long seq)
  * batch window.  Order: none needed; a hint read at the next decision. */
 void orcu__gp_set_unbatched(bool on)
 {
-	orcu__store_relaxed(&gp_unbatched, on);
+	orcu__store_relaxed(&req.unbatched, on);
 }
 
 /* After gp_seq reached the idle value cur: count, trace, wake. */
@@ -171,7 +188,7 @@ static void end_gp_notify(unsigned long cur, uint64_t start)
 		uint64_t end = orcu__now_ns();
 
 		/* Relaxed: a stale value only shifts the batching window. */
-		orcu__store_relaxed(&gp_last_end_ns, end);
+		orcu__store_relaxed(&own.last_end_ns, end);
 		orcu__trace2(gp_end, cur, end - start);
 	}
 	gp_done_notify();
@@ -213,7 +230,7 @@ static bool gp_skip_idle(unsigned long cur)
 static void run_one_gp(unsigned long cur)
 {
 	/* Relaxed: a hint that publishes nothing (it lengthens the spins). */
-	bool hurry = orcu__load_relaxed(&gp_hurry) && orcu__xchg_relaxed(&gp_hurry, 0);
+	bool hurry = orcu__load_relaxed(&req.hurry) && orcu__xchg_relaxed(&req.hurry, 0);
 	uint64_t start;
 
 	if (hurry)
@@ -249,7 +266,7 @@ static void run_one_gp(unsigned long cur)
 
 /*
  * Run GPs on this thread until gp_seq reaches target.  Point 3: whoever
- * owns gp_owner is running a GP and notifies gp_done when it ends or
+ * owns own.owner is running a GP and notifies own.done when it ends or
  * lets go, so the sleep below always has a waker that is not us and does
  * not wait for us (the owner waits only for readers, and the caller is
  * not inside a read-side section: orcu__gp_check_caller()).
@@ -274,7 +291,7 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 		}
 		/* The GP we wait for, run by us or by the owner, hurries. */
 		if (hurry && !hurry_asked) {
-			orcu__store_relaxed(&gp_hurry, 1);
+			orcu__store_relaxed(&req.hurry, 1);
 			hurry_asked = true;
 		}
 		if (gp_try_own()) {
@@ -285,19 +302,19 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 			break;
 		}
 		/* Prepare, then re-check: pairs with the seq_cst stores of
-		 * gp_seq (end_gp()) and gp_owner (gp_release()) that come
+		 * gp_seq (end_gp()) and own.owner (gp_release()) that come
 		 * before gp_done_notify(); the owner never waits for us. */
-		ticket = orcu__event_prepare(&gp_done);
+		ticket = orcu__event_prepare(&own.done);
 		if (!orcu__seq_done(orcu__load_seq_cst(&orcu__gp_seq), target) &&
-		    orcu__load_seq_cst(&gp_owner))
-			orcu__event_wait(&gp_done, ticket, -1);
+		    orcu__load_seq_cst(&own.owner))
+			orcu__event_wait(&own.done, ticket, -1);
 		else
-			orcu__event_cancel(&gp_done);
+			orcu__event_cancel(&own.done);
 	}
 	/* Callback demand that arrived while we drove is the GP thread's.
 	 * Relaxed: only whether to wake it (point 4 has the fences). */
 	if (orcu__seq_lt(orcu__load_relaxed(&orcu__gp_seq),
-			 orcu__load_relaxed(&gp_needed)))
+			 orcu__load_relaxed(&req.needed)))
 		wake_gp_thread(true);
 }
 
@@ -307,19 +324,18 @@ static int64_t batch_wait_ns(unsigned long cur)
 	uint64_t window = (uint64_t)orcu__g.gp_batch_us * 1000, now, last;
 
 	/* Relaxed: a target (raise_target()). */
-	if (!window || orcu__seq_lt(cur, orcu__load_relaxed(&gp_needed_now)) ||
-	    orcu__load_relaxed(&gp_hurry) || orcu__load_relaxed(&gp_unbatched))
+	if (!window || orcu__seq_lt(cur, orcu__load_relaxed(&req.needed_now)) ||
+	    orcu__load_relaxed(&req.hurry) || orcu__load_relaxed(&req.unbatched))
 		return 0;
 	now = orcu__now_ns();
-	last = orcu__load_relaxed(&gp_last_end_ns);
+	last = orcu__load_relaxed(&own.last_end_ns);
 	if (now >= last + window)
 		return 0;
 	return (int64_t)(last + window - now);
 }
 
-/* CPU time of GP threads that have exited; a running one is read on
- * demand (orcu_get_stats), not after every GP. */
-static _Atomic uint64_t gp_cpu_past_ns;
+/* A running GP thread's CPU time is read on demand (orcu_get_stats), not
+ * after every GP. */
 
 static uint64_t thread_cpu_ns(clockid_t id)
 {
@@ -332,12 +348,12 @@ static uint64_t thread_cpu_ns(clockid_t id)
 
 uint64_t orcu__gp_thread_cpu_ns(void)
 {
-	uint64_t ns = orcu__load_relaxed(&gp_cpu_past_ns);
+	uint64_t ns = orcu__load_relaxed(&thr.cpu_past_ns);
 	clockid_t id;
 
 	/* Under orcu__g.lock the thread cannot be joined meanwhile. */
 	pthread_mutex_lock(&orcu__g.lock);
-	if (orcu__load_relaxed(&gp_running) && pthread_getcpuclockid(gp_tid, &id) == 0)
+	if (orcu__load_relaxed(&thr.running) && pthread_getcpuclockid(thr.tid, &id) == 0)
 		ns += thread_cpu_ns(id);
 	pthread_mutex_unlock(&orcu__g.lock);
 	return ns;
@@ -368,7 +384,7 @@ static void *gp_thread_main(void *arg)
 		/* Relaxed: what to do next; orcu__gp_drive() and the re-check
 		 * after orcu__event_prepare() below read them again. */
 		unsigned long cur = orcu__load_relaxed(&orcu__gp_seq);
-		unsigned long need = orcu__load_relaxed(&gp_needed);
+		unsigned long need = orcu__load_relaxed(&req.needed);
 		int64_t batch = 0;
 		uint32_t ticket;
 
@@ -381,23 +397,23 @@ static void *gp_thread_main(void *arg)
 			continue;
 		}
 		/* Pairs with the seq_cst store in orcu__gp_stop_thread(). */
-		if (orcu__load_acquire(&gp_stop))
+		if (orcu__load_acquire(&thr.stop))
 			break;
-		orcu__store_relaxed(&gp_sleeping, batch ? GP_SLEEP_BATCH : GP_SLEEP_IDLE);
-		/* Its fence orders gp_sleeping before the re-check: pairs with
+		orcu__store_relaxed(&req.sleeping, batch ? GP_SLEEP_BATCH : GP_SLEEP_IDLE);
+		/* Its fence orders req.sleeping before the re-check: pairs with
 		 * the fence in wake_gp_thread() (point 4). */
-		ticket = orcu__event_prepare(&gp_wake);
-		if ((!batch && orcu__seq_lt(cur, orcu__load_relaxed(&gp_needed))) ||
-		    orcu__seq_lt(cur, orcu__load_relaxed(&gp_needed_now)) ||
-		    orcu__load_acquire(&gp_stop) || orphans_to_serve()) {
-			orcu__event_cancel(&gp_wake);
-			orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
+		ticket = orcu__event_prepare(&req.wake);
+		if ((!batch && orcu__seq_lt(cur, orcu__load_relaxed(&req.needed))) ||
+		    orcu__seq_lt(cur, orcu__load_relaxed(&req.needed_now)) ||
+		    orcu__load_acquire(&thr.stop) || orphans_to_serve()) {
+			orcu__event_cancel(&req.wake);
+			orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 			continue;
 		}
-		orcu__event_wait(&gp_wake, ticket, batch ? batch : -1);
-		orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
+		orcu__event_wait(&req.wake, ticket, batch ? batch : -1);
+		orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 	}
-	orcu__fetch_add_relaxed(&gp_cpu_past_ns, thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID));
+	orcu__fetch_add_relaxed(&thr.cpu_past_ns, thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID));
 	return NULL;
 }
 
@@ -408,14 +424,14 @@ int orcu__gp_start_thread(void)
 	int ret;
 
 	ORCU__ASSERT_HELD(&orcu__g.lock);
-	if (orcu__load_relaxed(&gp_running))
+	if (orcu__load_relaxed(&thr.running))
 		return 0;
-	orcu__store_relaxed(&gp_stop, 0);
-	ret = orcu__spawn(&gp_tid, "orcu-gp", gp_thread_main, NULL);
-	/* Release: gp_tid is set.  Pairs with the acquires of gp_running in
+	orcu__store_relaxed(&thr.stop, 0);
+	ret = orcu__spawn(&thr.tid, "orcu-gp", gp_thread_main, NULL);
+	/* Release: thr.tid is set.  Pairs with the acquires of thr.running in
 	 * orcu__gp_thread_running() and orcu__gp_stop_thread(). */
 	if (ret == 0)
-		orcu__store_release(&gp_running, 1);
+		orcu__store_release(&thr.running, 1);
 	return ret;
 }
 
@@ -424,30 +440,30 @@ int orcu__gp_start_thread(void)
  * caller. */
 void orcu__gp_stop_thread(void)
 {
-	/* Pairs with the release in orcu__gp_start_thread(): gp_tid is set. */
-	if (!orcu__load_acquire(&gp_running))
+	/* Pairs with the release in orcu__gp_start_thread(): thr.tid is set. */
+	if (!orcu__load_acquire(&thr.running))
 		return;
-	/* seq_cst: before wake_gp_thread()'s fence and load of gp_sleeping
-	 * (point 4); pairs with the acquires of gp_stop in gp_thread_main(). */
-	orcu__store_seq_cst(&gp_stop, 1);
-	orcu__store_relaxed(&gp_sleeping, GP_SLEEP_IDLE);
+	/* seq_cst: before wake_gp_thread()'s fence and load of req.sleeping
+	 * (point 4); pairs with the acquires of thr.stop in gp_thread_main(). */
+	orcu__store_seq_cst(&thr.stop, 1);
+	orcu__store_relaxed(&req.sleeping, GP_SLEEP_IDLE);
 	wake_gp_thread(false);
-	pthread_join(gp_tid, NULL);
+	pthread_join(thr.tid, NULL);
 	/* Release: the thread is joined.  Pairs with the acquire in
 	 * orcu__gp_thread_running(). */
-	orcu__store_release(&gp_running, 0);
+	orcu__store_release(&thr.running, 0);
 }
 
 void orcu__gp_after_fork_child(void)
 {
 	/* No GP thread and no GP owner survived; a GP in progress (odd
 	 * gp_seq) is redone from its start by the next owner. */
-	orcu__store_relaxed(&gp_running, 0);
-	orcu__store_relaxed(&gp_owner, 0);
-	orcu__store_relaxed(&gp_sleeping, GP_AWAKE);
-	orcu__event_reset(&gp_done);
-	orcu__event_reset(&gp_wake);
-	orcu__store_relaxed(&gp_stop, 0);
+	orcu__store_relaxed(&thr.running, 0);
+	orcu__store_relaxed(&own.owner, 0);
+	orcu__store_relaxed(&req.sleeping, GP_AWAKE);
+	orcu__event_reset(&own.done);
+	orcu__event_reset(&req.wake);
+	orcu__store_relaxed(&thr.stop, 0);
 }
 
 /* ------------------------------------------------------------------ */

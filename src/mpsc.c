@@ -31,7 +31,7 @@ bool orcu__mpsc_push(struct orcu__mpsc *q, struct orcu_head *h)
 {
 	struct orcu_head **prev;
 
-	__atomic_store_n(&h->next, NULL, __ATOMIC_RELAXED);
+	orcu__link_store_relaxed(&h->next, NULL);
 	/* The publication point.  seq_cst: it comes before the caller's read
 	 * of a sleep flag.  Pairs with the fence after the leader sets its
 	 * flag and the seq_cst loads in orcu__mpsc_empty() of its re-scan
@@ -43,7 +43,7 @@ bool orcu__mpsc_push(struct orcu__mpsc *q, struct orcu_head *h)
 		orcu__double_post_die(q, h, true);
 	/* Release: h's contents are visible to the consumer that sees the
 	 * link.  Pairs with the acquire in wait_link(). */
-	__atomic_store_n(prev, h, __ATOMIC_RELEASE);
+	orcu__link_store_release(prev, h);
 	return prev == &q->head;
 }
 
@@ -60,7 +60,7 @@ static struct orcu_head *wait_link(struct orcu_head **where)
 
 	/* A producer between its exchange and its link: a few instructions.
 	 * Pairs with the release link store in orcu__mpsc_push(). */
-	while (!(n = __atomic_load_n(where, __ATOMIC_ACQUIRE)))
+	while (!(n = orcu__link_load_acquire(where)))
 		orcu__cpu_relax();
 	return n;
 }
@@ -78,7 +78,7 @@ long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 	h = wait_link(&q->head);
 	/* tail != &head, so no producer will link into head until we reset
 	 * tail: clearing head first is safe. */
-	__atomic_store_n(&q->head, NULL, __ATOMIC_RELAXED);
+	orcu__link_store_relaxed(&q->head, NULL);
 	/* Pairs with the exchange in orcu__mpsc_push(): acquire, the last
 	 * producer's node is ours to walk to; release, a producer that
 	 * exchanges after us links into head, which we cleared above. */
@@ -92,7 +92,7 @@ long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 	}
 	/* Its producer stored NULL before publishing it, and nobody was given
 	 * its link to write: anything else is a second push of this node. */
-	if (orcu__unlikely(__atomic_load_n(&h->next, __ATOMIC_RELAXED) != NULL))
+	if (orcu__unlikely(orcu__link_load_relaxed(&h->next) != NULL))
 		orcu__double_post_die(q, h, false);
 	*last = h;
 	return n;
@@ -140,7 +140,7 @@ long orcu__mpsc_after_fork(struct orcu__mpsc *q)
 	long n = 0;
 
 	while (where != tail) {
-		struct orcu_head *h = __atomic_load_n(where, __ATOMIC_RELAXED);
+		struct orcu_head *h = orcu__link_load_relaxed(where);
 
 		if (!h) {
 			orcu__store_relaxed(&q->tail, where);

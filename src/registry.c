@@ -44,11 +44,16 @@
 #include <unistd.h>
 
 __thread struct orcu__reader orcu__reader;
-_Atomic unsigned long orcu__gp_ctr = ORCU__MEMB_IDLE | 1;
-_Atomic int orcu__has_membarrier;
+/* The read side's shared words (the public ABI names them, so they stay
+ * separate variables): read at every section or quiescent state, written
+ * by GPs.  Each starts a cache line of its own, so that neither the
+ * registry lock and counts a GP and registrations write, nor gp_wait,
+ * which readers write, shares the line a reader loads. */
+_Atomic unsigned long orcu__gp_ctr ORCU__ALIGNED = ORCU__MEMB_IDLE | 1;
+_Atomic int orcu__has_membarrier ORCU__ALIGNED;
 
 /* qsbr GP counter: odd so it is never 0 (0 = offline). */
-static _Atomic unsigned long qsbr_ctr = 1;
+static _Atomic unsigned long qsbr_ctr ORCU__ALIGNED = 1;
 
 struct reader_rec {
 	struct reader_rec *next, *prev;
@@ -58,7 +63,8 @@ struct reader_rec {
 	int kind;
 };
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Registration and the GP's reader scans (cold for readers). */
+static pthread_mutex_t registry_lock ORCU__ALIGNED = PTHREAD_MUTEX_INITIALIZER;
 static struct reader_rec registry = { &registry, &registry, NULL, 0, 0, 0 };
 static int nr_memb;             /* memb readers registered; under registry_lock */
 /* Readers registered: written under registry_lock, read without it by a
@@ -479,9 +485,9 @@ static void stall_emit(const struct orcu_stall_info *ip)
  * slices.  The flag is the read side's one load (include/orcu.h); only a
  * reader that takes it calls into the event, whose own store -> fence ->
  * load (event.h) covers the flag's exchange against the waiter's check
- * of orcu__gp_wait after it prepares.
+ * of orcu__gp_wait after it prepares.  Its own line: readers write it.
  */
-_Atomic int orcu__gp_wait;
+_Atomic int orcu__gp_wait ORCU__ALIGNED;
 
 void orcu__reader_wake_gp(void)
 {
