@@ -294,27 +294,20 @@ void orcu__slot_entrain_marker(struct orcu__slot *s)
 	orcu__slot_unlock(s);
 }
 
-/* Point 6: if s's chain is claimed, leave the marker to its claimer, which
- * runs it when the chain ends (slot_invoke_done()). */
-static bool defer_to_claimer(struct orcu__slot *s)
+/* Point 6: if s's chain is claimed, leave s's marker to its claimer, which
+ * runs it when the chain ends (orcu__slot_invoke_done()), and say so. */
+bool orcu__slot_defer_marker(struct orcu__slot *s)
 {
 	bool deferred;
 
 	orcu__slot_lock(s);
 	deferred = s->invoking;
-	if (deferred)
+	if (deferred) {
 		s->marker_deferred = 1;
+		orcu__store_relaxed(&s->marker_queued, 1);
+	}
 	orcu__slot_unlock(s);
 	return deferred;
-}
-
-bool orcu__slot_defer_marker(struct orcu__slot *s)
-{
-	orcu__store_relaxed(&s->marker_queued, 1);
-	if (defer_to_claimer(s))
-		return true;
-	orcu__store_relaxed(&s->marker_queued, 0);
-	return false;
 }
 
 /* Move every callback of `from` not yet claimed for invocation to the end
@@ -542,7 +535,7 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 			since = 0;
 			/* Point 6: another slot's marker, moved here. */
 			if (h != &s->barrier_head &&
-			    defer_to_claimer(orcu__marker_slot(h)))
+			    orcu__slot_defer_marker(orcu__marker_slot(h)))
 				continue;
 			h->func(h);
 			continue;
