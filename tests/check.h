@@ -68,9 +68,17 @@ double check_timeout_s(double base);
 #define CHILD_CHECK(n, cond) do { if (!(cond)) { \
 	fprintf(stderr, "child: check %d failed: %s\n", n, #cond); _exit(n); } } while (0)
 
-/* Reap the child pid; fail the test (exit 1) unless it exited with 0,
- * naming what (e.g. "round 2") and how it ended. */
-void check_child_ok(pid_t pid, const char *what);
+/* Flush stdio, fork, and run child() in the child, which then exits with
+ * its return value.  Returns the child's pid, in the parent. */
+pid_t check_fork_run(int (*child)(void));
+
+/* Wait for the child pid at most base_s (scaled) seconds; on timeout kill
+ * it and fail the test naming what.  Returns its wait status. */
+int check_wait_child(pid_t pid, const char *what, double base_s);
+
+/* check_wait_child(), then fail the test (exit 1) unless the child exited
+ * with 0, naming what (e.g. "round 2") and how it ended. */
+void check_child_ok(pid_t pid, const char *what, double base_s);
 
 /* The names (comm) of this process's threads that start with prefix, into
  * names[0..max); returns how many there are (possibly more than max). */

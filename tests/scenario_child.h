@@ -6,9 +6,9 @@
  *    from scratch: the parent never calls orcu), wait a bounded time;
  *    on timeout kill it and report "deadlock in <scenario>".  With
  *    ORCU_TEST_SCENARIO=<name> in the environment, only that one runs.
- *  - scen_wait_child(): the same bounded wait for a process a scenario
- *    itself forks (that process should arm alarm() too, in case its
- *    parent is the one that hangs).
+ *  - a process a scenario itself forks is waited for with
+ *    check_wait_child() (check.h), the same bounded wait; it should arm
+ *    alarm() too, in case its parent is the one that hangs.
  *  - counted callbacks: every head carries its own counter, so a lost or
  *    a doubled invocation are both caught; a head may run a hook first
  *    (the scenario's callback that calls back into the library).
@@ -40,9 +40,6 @@ void post_counted_on(int cpu, int n);
 
 /* After orcu_barrier(): every callback posted so far ran exactly once. */
 void check_all_ran_once(void);
-
-/* Wait for a child of this process, at most base_s (scaled) seconds. */
-int scen_wait_child(pid_t pid, const char *what, double base_s);
 
 /* Run fn in a fresh child; true if it exited 0 in time. */
 bool scen_run(const char *name, int (*fn)(void), double base_s);

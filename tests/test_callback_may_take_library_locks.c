@@ -73,7 +73,7 @@ static int fork_vs_online(void)
 		orcu_synchronize();
 		_exit(0);
 	}
-	st = scen_wait_child(pid, "fork_vs_online (forked child)", 30);
+	st = check_wait_child(pid, "fork_vs_online (forked child)", 30);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CHECK_WAIT_UNTIL(atomic_load(&hook_done), 30);
 	check_all_ran_once();
@@ -143,7 +143,7 @@ static void c_hook(void)
 	CHECK(pid >= 0);
 	if (pid == 0)
 		_exit(0);
-	st = scen_wait_child(pid, "fork_in_callback (forked child)", 30);
+	st = check_wait_child(pid, "fork_in_callback (forked child)", 30);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	atomic_store(&hook_done, 1);
 }

@@ -75,33 +75,6 @@ static int child_main(void)
 	return 0;
 }
 
-static void wait_child(pid_t pid, const char *what)
-{
-	int st;
-	double deadline = check_now_s() + check_timeout_s(40);
-
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-
-		CHECK(w >= 0);
-		if (w == pid)
-			break;
-		if (check_now_s() > deadline) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			fprintf(stderr, "%s: child hung\n", what);
-			exit(1);
-		}
-		sleep_ms(5);
-	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "%s: child failed: %s %d\n", what,
-			WIFEXITED(st) ? "exit status" : "signal",
-			WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-		exit(1);
-	}
-}
-
 /* Several forks while other threads post and synchronize. */
 static atomic_int busy_stop;
 
@@ -169,13 +142,8 @@ int main(void)
 	for (int i = 0; i < NCB; i++)
 		CHECK_EQ(atomic_load(&ran[i]), 0);
 
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0)
-		_exit(child_main());
-	wait_child(pid, "inherited callbacks");
+	pid = check_fork_run(child_main);
+	check_child_ok(pid, "inherited callbacks", 40);
 
 	/* Parent: still held by its reader. */
 	for (int i = 0; i < NCB; i++)
@@ -191,12 +159,8 @@ int main(void)
 	CHECK_EQ(pthread_create(&bs, NULL, busy_syncer, NULL), 0);
 	for (int i = 0; i < 20; i++) {
 		sleep_ms(20);
-		fflush(stdout);
-		pid = fork();
-		CHECK(pid >= 0);
-		if (pid == 0)
-			_exit(busy_child());
-		wait_child(pid, "fork under load");
+		pid = check_fork_run(busy_child);
+		check_child_ok(pid, "fork under load", 40);
 	}
 	atomic_store(&busy_stop, 1);
 	CHECK_EQ(pthread_join(bp, NULL), 0);

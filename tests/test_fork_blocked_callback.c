@@ -112,16 +112,11 @@ static void one_round(int round, bool is_inline)
 		post_all();
 	CHECK_WAIT_UNTIL(atomic_load(&blocked_started), 30);
 
-	fflush(stdout);
-	fflush(stderr);
 	/* The watchdog fails the test if this never returns. */
-	pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0)
-		_exit(child_main());
+	pid = check_fork_run(child_main);
 	CHECK_EQ(pthread_mutex_unlock(&held), 0);
 	snprintf(what, sizeof(what), "round %d", round);
-	check_child_ok(pid, what);
+	check_child_ok(pid, what, 40);
 	if (is_inline)
 		CHECK_EQ(pthread_join(inl, NULL), 0);
 	orcu_barrier();

@@ -104,22 +104,7 @@ static int child_after_fork(void)
 
 static void fork_and_check_child(const char *what)
 {
-	pid_t pid;
-	int st;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0)
-		_exit(child_after_fork());
-	st = scen_wait_child(pid, what, 20);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "%s: %s %d\n", what,
-			WIFEXITED(st) ? "exit status" : "killed by signal",
-			WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-		exit(1);
-	}
+	check_child_ok(check_fork_run(child_after_fork), what, 20);
 }
 
 /* ------------------------------------------------------------------ */
@@ -285,22 +270,10 @@ static int fork_storm(void)
 	CHECK_EQ(pthread_create(&t[1], NULL, storm_reader, NULL), 0);
 	CHECK_EQ(pthread_create(&t[2], NULL, storm_updater, NULL), 0);
 	for (int i = 0; i < STORM_FORKS; i++) {
-		pid_t pid;
-		int st;
+		char what[48];
 
-		fflush(stdout);
-		fflush(stderr);
-		pid = fork();
-		CHECK(pid >= 0);
-		if (pid == 0)
-			_exit(storm_child());
-		st = scen_wait_child(pid, "fork_storm (forked child)", 30);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "fork_storm: child %d: %s %d\n", i,
-				WIFEXITED(st) ? "exit status" : "killed by signal",
-				WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-			exit(1);
-		}
+		snprintf(what, sizeof(what), "fork_storm: child %d", i);
+		check_child_ok(check_fork_run(storm_child), what, 30);
 	}
 	atomic_store(&storm_stop, 1);
 	for (int i = 0; i < 3; i++)

@@ -113,15 +113,10 @@ static void one_round(int round)
 	CHECK_WAIT_UNTIL(atomic_load(&slow_started), 30);
 	CHECK_EQ(pthread_create(&rel, NULL, releaser, NULL), 0);
 
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0)
-		_exit(child_main());
+	pid = check_fork_run(child_main);
 	CHECK_EQ(pthread_join(rel, NULL), 0);
 	snprintf(what, sizeof(what), "round %d", round);
-	check_child_ok(pid, what);
+	check_child_ok(pid, what, 40);
 	orcu_barrier();
 	check_all_once(false);
 }

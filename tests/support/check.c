@@ -74,14 +74,46 @@ void test_watchdog(const char *what, double base_s)
 	alarm(secs ? secs : 1);
 }
 
-void check_child_ok(pid_t pid, const char *what)
+pid_t check_fork_run(int (*child)(void))
 {
-	int st = 0;
+	pid_t pid;
 
-	if (waitpid(pid, &st, 0) != pid) {
-		fprintf(stderr, "%s: waitpid(%d) failed\n", what, (int)pid);
-		exit(1);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0)
+		_exit(child());
+	return pid;
+}
+
+int check_wait_child(pid_t pid, const char *what, double base_s)
+{
+	double deadline = check_now_s() + check_timeout_s(base_s);
+	int st;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		struct timespec ts = { 0, 2000000 };
+
+		CHECK(w >= 0);
+		if (w == pid)
+			return st;
+		if (check_now_s() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			fprintf(stderr, "deadlock in %s: still running after %.0fs\n",
+				what, check_timeout_s(base_s));
+			exit(1);
+		}
+		nanosleep(&ts, NULL);
 	}
+}
+
+void check_child_ok(pid_t pid, const char *what, double base_s)
+{
+	int st = check_wait_child(pid, what, base_s);
+
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		fprintf(stderr, "%s: child failed: %s %d\n", what,
 			WIFEXITED(st) ? "exit status" : "signal",

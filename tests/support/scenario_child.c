@@ -56,29 +56,6 @@ void check_all_ran_once(void)
 		}
 }
 
-/* Wait for a child of this process, at most base_s (scaled) seconds. */
-int scen_wait_child(pid_t pid, const char *what, double base_s)
-{
-	double deadline = check_now_s() + check_timeout_s(base_s);
-	int st;
-
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-
-		CHECK(w >= 0);
-		if (w == pid)
-			return st;
-		if (check_now_s() > deadline) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			fprintf(stderr, "deadlock in %s: still running after %.0fs\n",
-				what, check_timeout_s(base_s));
-			exit(1);
-		}
-		sleep_ms(2);
-	}
-}
-
 /* Run fn in a fresh child; true if it exited 0 in time. */
 bool scen_run(const char *name, int (*fn)(void), double base_s)
 {
