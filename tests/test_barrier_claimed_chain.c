@@ -13,6 +13,14 @@
  * configuration, where callbacks block for a second on the pool lock
  * during a fork, then re-posted heads still queued and counted callbacks
  * run twice.)
+ *
+ * The same wait where the barrier itself moves a slot's callbacks: a CPU
+ * that never came online has no threads, and a thread waiting in
+ * orcu_wait_backlog() serves it, blocked in one of its callbacks.  The
+ * barrier adopts what that slot still lists (onto the online CPU, whose
+ * leader is itself held in a callback, so it cannot adopt first) and then
+ * need not mark the slot's lists, but must still wait for the callback
+ * running there.  This round runs in a child: it needs its own topology.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -125,9 +133,69 @@ static void hotplug_scenario(void)
 	CHECK_EQ(orcu_cpu_online(INLINE_CPU), 0);
 }
 
+/* --- a slot without threads, served by a waiter, then adopted --- */
+
+#define NEVER_CPU 1
+
+static pthread_mutex_t leader_held = PTHREAD_MUTEX_INITIALIZER;
+static struct orcu_head leader_head;
+static atomic_int leader_started;
+
+static void leader_block_cb(struct orcu_head *h)
+{
+	(void)h;
+	atomic_store(&leader_started, 1);
+	pthread_mutex_lock(&leader_held);
+	pthread_mutex_unlock(&leader_held);
+}
+
+static void *server_main(void *arg)
+{
+	(void)arg;
+	CHECK_EQ(orcu_thread_bind_cpu(NEVER_CPU), 0);
+	orcu_call(&blocked_head, blocked_cb);
+	orcu_call(&quick_head, quick_cb);
+	/* ORCU_QHIMARK=2: two pending callbacks are a backlog, and the
+	 * waiter serves a slot without threads itself. */
+	CHECK_EQ(orcu_wait_backlog(-1), 0);
+	return NULL;
+}
+
+static void release_leader(void)
+{
+	CHECK_EQ(pthread_mutex_unlock(&leader_held), 0);
+}
+
+static int adoption_scenario(void)
+{
+	pthread_t srv;
+
+	setenv("ORCU_CPUS", "possible=2,online=0", 1);
+	setenv("ORCU_NOCBS", "0-1", 1);
+	setenv("ORCU_NOCB_STRIDE", "1", 1);    /* the leader invokes */
+	setenv("ORCU_QHIMARK", "2", 1);
+	reset();
+	CHECK_EQ(pthread_mutex_lock(&leader_held), 0);
+	CHECK_EQ(pthread_mutex_lock(&held), 0);
+	CHECK_EQ(orcu_thread_bind_cpu(0), 0);
+	orcu_call(&leader_head, leader_block_cb);
+	CHECK_EQ(orcu_thread_bind_cpu(-1), 0);
+	CHECK_WAIT_UNTIL(atomic_load(&leader_started), 30);
+	CHECK_EQ(pthread_create(&srv, NULL, server_main, NULL), 0);
+	CHECK_WAIT_UNTIL(atomic_load(&blocked_started), 30);
+	/* Once the barrier has adopted and marked, the online CPU's leader
+	 * may go on: it runs its marker at once. */
+	barrier_across(release_leader, "slot without threads, adopted by the barrier");
+	CHECK_EQ(pthread_join(srv, NULL), 0);
+	fflush(stdout);          /* the child leaves with _exit() */
+	return 0;
+}
+
 int main(void)
 {
 	test_watchdog("test_barrier_claimed_chain", 120);
+	/* Before this process configures orcu: the child configures its own. */
+	check_child_ok(check_fork_run(adoption_scenario), "adoption scenario", 60);
 	setenv("ORCU_CPUS", "possible=2,online=0-1", 1);
 	setenv("ORCU_NOCBS", "0", 1);
 	setenv("ORCU_INLINE_TAKEOVER_MS", "5", 1);
