@@ -62,7 +62,8 @@ static bool first_time(_Atomic int *flag)
 }
 
 /* Boolean variables warn once each, however often their users read them. */
-static const char *const bool_vars[] = { "ORCU_NO_MEMBARRIER", "ORCU_CHECK_CALLS" };
+static const char *const bool_vars[] = { "ORCU_NO_MEMBARRIER", "ORCU_CHECK_CALLS",
+					 "ORCU_FUTEX_HASH" };
 static _Atomic int bool_warned[sizeof(bool_vars) / sizeof(bool_vars[0])];
 
 int orcu__env_bool(const char *name, int def)
@@ -511,6 +512,7 @@ int orcu__conf_build(const struct orcu_config *cfg, struct orcu__conf *c)
 	/* Read here so a bad boolean is reported at configuration time, once. */
 	orcu__env_bool("ORCU_NO_MEMBARRIER", 0);
 	orcu__env_bool("ORCU_CHECK_CALLS", 0);
+	c->futex_hash = orcu__env_bool("ORCU_FUTEX_HASH", 1);
 	return 0;
 fail:
 	orcu__conf_free(c);
@@ -538,6 +540,7 @@ void orcu__conf_apply(struct orcu__conf *c)
 		}
 	}
 	orcu__g.nr_groups = (c->nr_possible + orcu__g.stride - 1) / orcu__g.stride;
+	orcu__g.futex_hash = c->futex_hash;
 	free(orcu__g.housekeeping);
 	orcu__g.housekeeping = c->housekeeping;
 	c->housekeeping = NULL;

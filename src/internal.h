@@ -122,6 +122,7 @@ struct orcu__global {
 	long gp_batch_us;
 	int inline_batch;
 	long max_threads;              /* ORCU_MAX_THREADS: cap on library threads */
+	int futex_hash;                /* ORCU_FUTEX_HASH: size the futex hash (os.c) */
 	uint64_t *housekeeping;        /* bitmap over real CPUs or NULL */
 
 	struct orcu__slot *slots;      /* [nr_possible] */
@@ -212,6 +213,7 @@ struct orcu__conf {
 	uint64_t *nocbs;        /* [nr_possible] */
 	uint64_t *housekeeping; /* [CPU_SETSIZE] real CPUs, or NULL */
 	long knob[ORCU__NR_KNOBS];
+	int futex_hash;         /* ORCU_FUTEX_HASH */
 };
 /* cfg (NULL: none) and the environment into *c; 0, or -EINVAL (a bad cfg
  * value, one line said) or -ENOMEM, and then *c holds nothing. */

@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -126,6 +127,67 @@ void orcu__futex_wake(void *addr, int n)
 }
 
 /* ------------------------------------------------------------------ */
+/* The process's futex hash.
+ *
+ * Since Linux 6.17 a process's private futexes hash into a table of its
+ * own, sized by the kernel from min(threads, online CPUs): 16 buckets on a
+ * 2-CPU machine, however many threads sleep.  A virtual topology of 4096
+ * slots sleeps ~4100 library threads on their own futex words, ~260 to a
+ * bucket, and every wake walks its bucket: futex_wake was 40% of the GP
+ * thread's samples at 4096 slots (perf), and a GP there cost 2.7x its cost
+ * at 16 slots.  So while library threads are many, the table is kept at
+ * 8 buckets per thread (never shrunk, never below what the kernel chose),
+ * as the application could do itself with prctl(PR_FUTEX_HASH).  Older
+ * kernels reject the prctl: nothing changes.  ORCU_FUTEX_HASH=0 leaves the
+ * table alone (orcu__g.futex_hash, config.c). */
+#ifndef PR_FUTEX_HASH
+#define PR_FUTEX_HASH 78
+#define PR_FUTEX_HASH_SET_SLOTS 1
+#define PR_FUTEX_HASH_GET_SLOTS 2
+#endif
+#define FUTEX_HASH_FROM_THREADS 32     /* fewer library threads: kernel's choice */
+#define FUTEX_HASH_PER_THREAD 8
+
+/* Under orcu__g.lock (every spawn is): the slots set so far, 0 for none,
+ * -1 once the kernel or ORCU_FUTEX_HASH said no; for the process that set
+ * it (a fork child starts with a table of its own). */
+static long futex_hash_set;
+static pid_t futex_hash_pid;
+
+static void futex_hash_fit(long threads)
+{
+	long want, have;
+
+	if (futex_hash_pid != getpid()) {
+		futex_hash_pid = getpid();
+		futex_hash_set = 0;
+	}
+	if (futex_hash_set < 0 || threads < FUTEX_HASH_FROM_THREADS ||
+	    threads * FUTEX_HASH_PER_THREAD / 2 <= futex_hash_set)
+		return;
+	if (!orcu__g.futex_hash) {
+		futex_hash_set = -1;
+		return;
+	}
+	for (want = 16; want < threads * FUTEX_HASH_PER_THREAD; want *= 2)
+		;
+	have = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0);
+	/* <= 0: no private hash (older kernel), or the global one in use. */
+	if (have <= 0) {
+		futex_hash_set = -1;
+		return;
+	}
+	if (have >= want) {
+		futex_hash_set = have;
+		return;
+	}
+	if (prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, want, 0, 0) == 0)
+		futex_hash_set = want;
+	else
+		futex_hash_set = -1;
+}
+
+/* ------------------------------------------------------------------ */
 /* Library threads: named, all signals blocked, on housekeeping CPUs. */
 
 void *orcu__spawn_trampoline(void *p)
@@ -207,5 +269,7 @@ int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg
 		spawn_failed(name, err);
 		return -err;
 	}
+	futex_hash_fit(orcu__load_relaxed(&orcu__g.leaders_alive) +
+		       orcu__load_relaxed(&orcu__g.followers_alive) + 2);
 	return 0;
 }
