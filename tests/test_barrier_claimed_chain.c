@@ -123,7 +123,13 @@ static void hotplug_scenario(void)
 	reset();
 	CHECK_EQ(pthread_mutex_lock(&held), 0);
 	CHECK_EQ(orcu_thread_bind_cpu(INLINE_CPU), 0);
+	/* Posted inside a read-side section: with no reader anywhere else a
+	 * grace period takes microseconds, and an awake leader could make the
+	 * callback ready before this orcu_call() returns, whose inline poll
+	 * would then run it here, on the thread that holds `held`. */
+	orcu_read_lock();
 	orcu_call(&blocked_head, blocked_cb);
+	orcu_read_unlock();
 	/* No application thread comes by the inline slot: its follower
 	 * takes over after ORCU_INLINE_TAKEOVER_MS and blocks in the callback. */
 	CHECK_WAIT_UNTIL(atomic_load(&blocked_started), 30);
