@@ -234,7 +234,8 @@ ORCU_API void orcu_synchronize_expedited(void);
  * head is usually embedded in the object func frees.  The callback runs on
  * an orcu thread (offloaded CPU slot, the default) or on an application
  * thread of that CPU at its quiescent points (inline slot), with no
- * library lock held; callbacks posted from one CPU slot run in order.
+ * library lock held; the callbacks one thread posts on one CPU slot run
+ * in the order it posted them (different threads' posts are unordered).
  * Never blocks waiting for callbacks to progress, so the caller may hold
  * locks its callbacks take; past ORCU_QMAX pending on its slot the poster
  * is delayed by a bounded sleep (at most about 1 ms per call).  Allowed

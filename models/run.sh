@@ -145,6 +145,13 @@ check $RW "M2: load before store"     rw_loadfirst "-DNR=1 -DLOAD_FIRST"   safet
 check $RW "M3: no re-scan"            rw_norescan  "-DNR=1 -DNORESCAN"     safety     cex
 check $RW "M4: trust the wake"        rw_trust     "-DTRUST_WAKE"          assert     cex
 
+PW=postq_wake
+check $PW "orcu"                      pw_orcu      ""              safety     verify
+check $PW "orcu"                      pw_orcu      ""              ltl:nolost verify
+check $PW "orcu"                      pw_orcu      ""              live:live  verify
+check $PW "mutant: no membarrier"     pw_nomb      "-DNOMB"        ltl:nolost cex
+check $PW "mutant: no re-scan"        pw_norescan  "-DNORESCAN"    ltl:nolost cex
+
 end=$(date +%s)
 if [ $fails -eq 0 ]; then
 	echo "ALL PASS ($((end - start))s)"

@@ -107,27 +107,159 @@ int orcu_wait_backlog(long timeout_ms)
 	return ret;
 }
 
-static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
-		    bool lazy, const char *call)
+/* Past ORCU_QHIMARK the slot's GPs hurry; past ORCU_QMAX the poster is
+ * slowed (flood_delay()).  pend: what the slot holds, as the poster sees
+ * it. */
+static void flood_check(struct orcu__slot *s, long pend)
 {
-	struct orcu__slot *s;
-	long pend;
-
-	if (orcu__unlikely(!h || !func))
-		orcu__misuse(call, !h ? "NULL head" : "NULL callback function");
-	orcu__ensure_started();
-	if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) != 0 &&
-			   orcu__double_call_enabled()))
-		orcu__double_call_check(h, call);
-	s = orcu__current_slot();
-	h->func = func;
-	orcu__delay(ORCU__DELAY_ENQUEUE);
-	/* Counted before it is visible, so an invoker never sees it negative.
-	 * n_done is the invokers' (another line): read, never written here. */
-	pend = orcu__fetch_add_relaxed(&s->n_posted, 1) + 1 -
-	       orcu__load_relaxed(&s->n_done);
 	if (orcu__unlikely(pend > orcu__load_relaxed(&s->peak_pending)))
 		orcu__store_relaxed(&s->peak_pending, pend);
+	if (orcu__likely(pend <= orcu__g.qhimark))
+		return;
+	if (!orcu__load_relaxed(&s->hurry)) {
+		orcu__store_relaxed(&s->hurry, 1);
+		orcu__count(qhimark_crossings, 1);
+		orcu__nocb_wake_leader(s->leader, true);
+	}
+	if (pend > orcu__g.qmax)
+		flood_delay(s, pend);
+}
+
+/* ------------------------------------------------------------------ */
+/* The thread's own posting queue (slot.c point 7) */
+
+/* A thread's queues go back to their slots when the thread exits. */
+static pthread_key_t postq_key;
+static pthread_once_t postq_key_once = PTHREAD_ONCE_INIT;
+static bool postq_key_ok;
+
+static void postq_thread_exit(void *arg)
+{
+	(void)arg;
+	orcu__tls.postq = NULL;
+	while (orcu__tls.npostqs > 0)
+		orcu__slot_postq_release(orcu__tls.postqs[--orcu__tls.npostqs]);
+}
+
+static void make_postq_key(void)
+{
+	postq_key_ok = pthread_key_create(&postq_key, postq_thread_exit) == 0;
+}
+
+/* Every head of q was taken into its slot's list. */
+static bool postq_drained(struct orcu__postq *q)
+{
+	/* Pairs with the release in orcu__postq_take(). */
+	return orcu__load_acquire(&q->taken) == orcu__load_relaxed(&q->posted);
+}
+
+/*
+ * The queue this thread posts to on s, when its current one is on another
+ * slot: one it owns there already, or a new claim; NULL means "post to the
+ * shared queue".  *claimed says it is new.  A thread owns a queue on each
+ * of the last few slots it posted to (a thread the scheduler moves between
+ * CPUs finds its queue again), and gives one back only once every head in
+ * it was taken into that slot's list: a head left behind could otherwise
+ * be overtaken there by one it posts later, when it comes back.
+ */
+static struct orcu__postq *postq_switch(struct orcu__slot *s, bool *claimed)
+{
+	struct orcu__tls *t = &orcu__tls;
+	struct orcu__postq *q;
+	int i;
+
+	for (i = 0; i < t->npostqs; i++)
+		if (t->postqs[i]->slot == s) {
+			t->postq = t->postqs[i];
+			*claimed = false;
+			return t->postq;
+		}
+	if (t->npostqs == ORCU__POSTQS_PER_THREAD) {
+		for (i = 0; i < t->npostqs && !postq_drained(t->postqs[i]); i++)
+			;
+		if (i == t->npostqs)
+			return NULL;
+		q = t->postqs[i];
+		t->postqs[i] = t->postqs[--t->npostqs];
+		if (t->postq == q)
+			t->postq = NULL;
+		orcu__slot_postq_release(q);
+	}
+	pthread_once(&postq_key_once, make_postq_key);
+	/* Any non-NULL value: the destructor gives back what we own. */
+	if (!postq_key_ok || pthread_setspecific(postq_key, t))
+		return NULL;
+	q = orcu__slot_postq_claim(s);
+	if (!q)
+		return NULL;
+	t->postqs[t->npostqs++] = q;
+	t->postq = q;
+	*claimed = true;
+	return q;
+}
+
+/*
+ * Point 7 of slot.c, the poster's half.  The post was a release store:
+ * with membarrier() available the leader's barrier before it sleeps
+ * stands in for our fence, except for the first post after a claim (the
+ * leader may not count us yet).  A thread that sees the leader asleep
+ * wakes it.  The flood checks read other threads' lines, so they come
+ * every 64 posts, and at each one while the slot is hurried.
+ */
+static void postq_posted(struct orcu__slot *s, unsigned long posted, bool claimed)
+{
+	struct orcu__leader *l = s->leader;
+
+	/* Pairs with the fence of orcu__event_prepare() in leader_sleep()
+	 * (nocb.c) after its seq_cst store of `sleep`. */
+	if (orcu__unlikely(claimed || !orcu__load_relaxed(&orcu__has_membarrier)))
+		orcu__fence_seq_cst();
+	if (orcu__unlikely(orcu__load_relaxed(&l->sleep) == ORCU__LEADER_SLEEPING))
+		orcu__nocb_wake_leader(l, false);
+	if (orcu__unlikely((posted & 63) == 0 || orcu__load_relaxed(&s->hurry)))
+		flood_check(s, orcu__slot_counted(s) - orcu__load_relaxed(&s->n_done));
+}
+
+/* Post h to this thread's own queue on s.  False: post it to the shared
+ * queue instead. */
+static bool post_own(struct orcu__slot *s, struct orcu_head *h)
+{
+	struct orcu__postq *q = orcu__tls.postq;
+	bool claimed = false;
+	unsigned long posted;
+
+	if (orcu__unlikely(!q || q->slot != s)) {
+		q = postq_switch(s, &claimed);
+		if (!q)
+			return false;
+	}
+	/* Posted again while it is still the newest head of the queue: the
+	 * second call itself reports it.  Pairs with the release in
+	 * orcu__postq_take(). */
+	if (orcu__unlikely(h == q->newest) &&
+	    orcu__load_acquire(&q->taken) < orcu__load_relaxed(&q->posted))
+		orcu__double_post_die(s, h, true);
+	posted = orcu__postq_push(q, h);
+	if (orcu__unlikely(!posted)) {
+		if (!orcu__postq_next_seg(q))
+			return false;
+		posted = orcu__postq_push(q, h);
+	}
+	postq_posted(s, posted, claimed);
+	return true;
+}
+
+/* The shared queue: lazy callbacks, and a thread that has no queue of its
+ * own on s.  Counted before it is visible, so an invoker never sees it
+ * negative; n_done is the invokers' (another line): read, never written
+ * here. */
+static void post_shared(struct orcu__slot *s, struct orcu_head *h, bool lazy)
+{
+	long pend;
+
+	orcu__fetch_add_relaxed(&s->n_posted, 1);
+	pend = orcu__slot_counted(s) - orcu__load_relaxed(&s->n_done);
+
 	if (lazy) {
 		long nl = orcu__fetch_add_relaxed(&s->n_lazy, 1);
 
@@ -142,15 +274,27 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 		orcu__mpsc_push(&s->newq, h);
 		orcu__nocb_wake_leader(s->leader, false);
 	}
-	if (orcu__unlikely(pend > orcu__g.qhimark)) {
-		if (!orcu__load_relaxed(&s->hurry)) {
-			orcu__store_relaxed(&s->hurry, 1);
-			orcu__count(qhimark_crossings, 1);
-			orcu__nocb_wake_leader(s->leader, true);
-		}
-		if (pend > orcu__g.qmax)
-			flood_delay(s, pend);
-	}
+	flood_check(s, pend);
+}
+
+static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
+		    bool lazy, const char *call)
+{
+	struct orcu__slot *s;
+
+	if (orcu__unlikely(!h || !func))
+		orcu__misuse(call, !h ? "NULL head" : "NULL callback function");
+	/* Pairs with the release in start_locked() (entry.c). */
+	if (orcu__unlikely(!orcu__load_acquire(&orcu__g.started)))
+		orcu__ensure_started();
+	if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) != 0 &&
+			   orcu__double_call_enabled()))
+		orcu__double_call_check(h, call);
+	s = orcu__current_slot();
+	h->func = func;
+	orcu__delay(ORCU__DELAY_ENQUEUE);
+	if (lazy || !post_own(s, h))
+		post_shared(s, h, lazy);
 	/* Nobody scans a slot without threads: have one adopted, and with
 	 * no leader to adopt it, have the missing threads tried again.
 	 * Order: none needed (orcu__slot_attach()). */
@@ -161,9 +305,41 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 		orcu__inline_poll();
 }
 
+/*
+ * orcu_call()'s common case, kept small: a running library, a thread that
+ * owns its queue on the slot it runs on, an offloaded slot with threads,
+ * room in the queue's segment, and nothing to check.  Anything else (the
+ * first post, a move to another slot, a full segment, a NULL argument, the
+ * double-post set or the torture delays) takes do_call().
+ */
+static inline bool call_fast(struct orcu_head *h, void (*func)(struct orcu_head *))
+{
+	struct orcu__postq *q = orcu__tls.postq;
+	struct orcu__slot *s;
+	unsigned long posted;
+
+	/* Pairs with the release in start_locked() (entry.c). */
+	if (orcu__unlikely(!q || !h || !func || !orcu__load_acquire(&orcu__g.started) ||
+			   orcu__load_relaxed(&orcu__check_calls) != 0 ||
+			   orcu__load_relaxed(&orcu__delay_enabled)))
+		return false;
+	s = orcu__current_slot();
+	/* Order: none needed for attached and mode (do_call()). */
+	if (orcu__unlikely(q->slot != s || h == q->newest ||
+			   !orcu__load_relaxed(&s->attached) || !orcu__slot_offloaded(s)))
+		return false;
+	h->func = func;
+	posted = orcu__postq_push(q, h);
+	if (orcu__unlikely(!posted))
+		return false;
+	postq_posted(s, posted, false);
+	return true;
+}
+
 void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *))
 {
-	do_call(head, func, false, "orcu_call");
+	if (!call_fast(head, func))
+		do_call(head, func, false, "orcu_call");
 }
 
 void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *))

@@ -81,7 +81,7 @@ int orcu__cpu_start_slots(void)
 }
 
 /* A slot seen for the first time with a thread running on it comes online. */
-static void mark_seen(struct orcu__slot *s)
+void orcu__mark_seen(struct orcu__slot *s)
 {
 	/* No library lock is held by our caller (orcu_call, a quiescent
 	 * point) nor across callbacks, so this cannot close a cycle. */
@@ -94,22 +94,11 @@ static void mark_seen(struct orcu__slot *s)
 	pthread_mutex_unlock(&orcu__g.lock);
 }
 
-struct orcu__slot *orcu__current_slot(void)
+int orcu__getcpu_slow(void)
 {
-	struct orcu__slot *s;
-	int cpu;
+	int cpu = sched_getcpu();
 
-	if (orcu__tls.library_slot >= 0)
-		return &orcu__g.slots[orcu__tls.library_slot];
-	if (orcu__tls.bound_cpu >= 0)
-		return &orcu__g.slots[orcu__tls.bound_cpu];
-	cpu = sched_getcpu();
-	if (cpu < 0)
-		cpu = 0;
-	s = &orcu__g.slots[cpu % orcu__g.nr_possible];
-	if (orcu__unlikely(orcu__load_relaxed(&s->life) == ORCU__SLOT_NEVER_ONLINE))
-		mark_seen(s);
-	return s;
+	return cpu < 0 ? 0 : cpu;
 }
 
 /* The library is configured (entry.c): cpu names a possible slot, or

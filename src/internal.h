@@ -75,6 +75,73 @@ long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 		     struct orcu_head **last);
 
 /* ------------------------------------------------------------------ */
+/* A posting thread's own queue on one slot (postq.c): the producer, its
+ * owner, posts with plain stores; the consumer holds the slot's cb_lock.
+ * Entries live in segments; position `posted` of the queue is entry
+ * posted - base of the segment that holds it. */
+#define ORCU__PSEG_N 62        /* entries per segment: 512 bytes */
+#define ORCU__PSEG_SPARES 8    /* drained segments kept for the producer */
+
+struct orcu__pseg {
+	/* The next segment (producer links it, release, before publishing
+	 * into it); in a free list, the next free one. */
+	struct orcu__pseg *_Atomic next;
+	unsigned long base;                    /* position of e[0] */
+	struct orcu_head *_Atomic e[ORCU__PSEG_N];
+};
+
+struct orcu__postq {
+	/* --- the owner's line: written by the owning thread only --- */
+	struct orcu__pseg *pseg ORCU__ALIGNED;   /* holds position posted - 1 (or posted) */
+	struct orcu__pseg *pfree;                /* spare segments taken from `spare` */
+	struct orcu_head *newest;                /* the last head posted (double posts) */
+	_Atomic unsigned long posted;            /* heads published (release store) */
+	/* --- the consumer's line: under the slot's cb_lock --- */
+	struct orcu__pseg *cseg ORCU__ALIGNED;   /* holds position taken (or taken - 1) */
+	_Atomic unsigned long taken;             /* heads taken into the slot's list (release) */
+	unsigned long snap;                      /* posted, read at the start of a splice */
+	int nspare;                              /* about how many are in `spare` */
+	/* --- written rarely: ownership, the free segments --- */
+	struct orcu__pseg *_Atomic spare ORCU__ALIGNED; /* consumer pushes, producer takes all */
+	struct orcu__postq *next;                /* the slot's list: set before the push, fixed */
+	struct orcu__slot *slot;                 /* fixed */
+	_Atomic int owned;                       /* 1 while a thread posts to it (slot.c) */
+};
+
+struct orcu__postq *orcu__postq_new(struct orcu__slot *s);
+/* The owner's next segment, once pseg is full; NULL when memory is short. */
+struct orcu__pseg *orcu__postq_next_seg(struct orcu__postq *q);
+long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
+		      struct orcu_head **first, struct orcu_head **last);
+
+/* Owner only: publish h (its func set by the caller).  Returns the new
+ * count of heads posted, or 0, having written nothing, when its segment is
+ * full (the caller gets the next one with orcu__postq_next_seg() and
+ * tries again).  Plain stores and one release store (postq.c point 1). */
+static inline unsigned long orcu__postq_push(struct orcu__postq *q, struct orcu_head *h)
+{
+	unsigned long p = orcu__load_relaxed(&q->posted);
+	struct orcu__pseg *seg = q->pseg;
+
+	if (orcu__unlikely(p - seg->base == ORCU__PSEG_N))
+		return 0;
+	orcu__link_store_relaxed(&h->next, NULL);
+	orcu__store_relaxed(&seg->e[p - seg->base], h);
+	q->newest = h;
+	/* Release: h and its entry are written before a consumer that reads
+	 * the count takes them.  Pairs with the acquire in
+	 * orcu__postq_published(). */
+	orcu__store_release(&q->posted, p + 1);
+	return p + 1;
+}
+
+/* Heads published so far.  Pairs with the release in orcu__postq_push(). */
+static inline unsigned long orcu__postq_published(struct orcu__postq *q)
+{
+	return orcu__load_acquire(&q->posted);
+}
+
+/* ------------------------------------------------------------------ */
 /* The CPU slot (struct orcu__slot) is in slot.h, included at the end. */
 
 /* A follower's sleep state (follower_sleep), under its slot's cb_lock. */
@@ -98,6 +165,9 @@ struct orcu__leader {
 	_Atomic int exists;                 /* thread running */
 	_Atomic int stop;
 	_Atomic int force;                  /* barrier/online: rescan even if nothing new */
+	/* Threads owning a posting queue on one of the group's slots; with
+	 * none, the leader sleeps without membarrier() (slot.c point 7). */
+	_Atomic int postq_owners;
 	int first, nslots;                  /* the group: [first, first + nslots) */
 	pthread_t tid;
 };
@@ -147,17 +217,23 @@ struct orcu__global {
 ORCU__HIDDEN extern struct orcu__global orcu__g;
 
 /* Per-thread state beyond the public reader record. */
+#define ORCU__POSTQS_PER_THREAD 4
 struct orcu__tls {
 	int bound_cpu;        /* -1: follow the real CPU */
 	int library_thread;   /* 1 in orcu-* threads */
 	int library_slot;     /* the slot a follower/leader posts to */
 	struct orcu__slot *invoking_slot;  /* the slot whose chain this thread invokes */
+	/* Posting queues this thread owns (call.c), one per slot, and the
+	 * one it posted to last. */
+	struct orcu__postq *postq;
+	struct orcu__postq *postqs[ORCU__POSTQS_PER_THREAD];
+	int npostqs;
 	/* This thread runs GPs right now (a stall handler it calls must not
 	 * wait for a GP: that one would be its own).  Set by gp.c, read by
 	 * orcu__gp_check_caller(). */
 	int gp_owning;
 };
-extern __thread struct orcu__tls orcu__tls;
+extern __thread struct orcu__tls orcu__tls __attribute__((tls_model("initial-exec")));
 
 /* ------------------------------------------------------------------ */
 /* Statistics (stats.c): relaxed counters. */
@@ -300,7 +376,8 @@ void orcu__gp_after_fork_child(void);
 
 /* cpu.c */
 int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *nocbs);
-struct orcu__slot *orcu__current_slot(void);
+void orcu__mark_seen(struct orcu__slot *s);
+int orcu__getcpu_slow(void);
 int orcu__cpu_start_slots(void);
 struct orcu__slot *orcu__pick_online_slot(int avoid);
 /* The halves of the public CPU calls that entry.c completes. */
@@ -360,5 +437,49 @@ static inline void orcu__delay(enum orcu__delay_point p)
 }
 
 #include "slot.h"
+
+/* ------------------------------------------------------------------ */
+/* The slot the calling thread posts to (cpu.c): its library slot, the
+ * slot it bound itself to, or the CPU it runs on, read from the rseq area
+ * the C library registered (one load), else asked of sched_getcpu().  A
+ * CPU seen for the first time comes online. */
+#ifdef ORCU_HAVE_RSEQ_OFFSET
+#include <sys/rseq.h>
+#endif
+
+static inline int orcu__getcpu(void)
+{
+#ifdef ORCU_HAVE_RSEQ_OFFSET
+	if (orcu__likely(__rseq_size != 0)) {
+		const struct rseq *rs = (const struct rseq *)
+			((const char *)__builtin_thread_pointer() + __rseq_offset);
+		/* The kernel writes it on this thread's behalf. */
+		int cpu = (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
+
+		if (orcu__likely(cpu >= 0))
+			return cpu;
+	}
+#endif
+	return orcu__getcpu_slow();
+}
+
+static inline struct orcu__slot *orcu__current_slot(void)
+{
+	struct orcu__slot *s;
+	int cpu;
+
+	if (orcu__tls.library_slot >= 0)
+		return &orcu__g.slots[orcu__tls.library_slot];
+	if (orcu__tls.bound_cpu >= 0)
+		return &orcu__g.slots[orcu__tls.bound_cpu];
+	cpu = orcu__getcpu();
+	/* A division only when the topology has fewer slots than CPUs. */
+	if (orcu__unlikely(cpu >= orcu__g.nr_possible))
+		cpu %= orcu__g.nr_possible;
+	s = &orcu__g.slots[cpu];
+	if (orcu__unlikely(orcu__load_relaxed(&s->life) == ORCU__SLOT_NEVER_ONLINE))
+		orcu__mark_seen(s);
+	return s;
+}
 
 #endif

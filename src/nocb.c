@@ -64,17 +64,25 @@ static bool flat(void)
  * leader runs to adopt it (the caller has the threads retried). */
 bool orcu__nocb_orphan_posted(void)
 {
+	struct orcu__leader *l;
+	bool first;
+
+	/* A post to a thread's own queue was a release store, not an
+	 * exchange: the fence puts it before the loads below, as the seq_cst
+	 * exchange of the shared queue does (slot.c point 7). */
+	orcu__fence_seq_cst();
 	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(): the
 	 * leader's record is set up before we wake it. */
-	struct orcu__leader *l = orcu__load_acquire(&orcu__g.adopter);
+	l = orcu__load_acquire(&orcu__g.adopter);
 	/* Pairs with the exchange to 0 in leader_main() and serve_orphans(),
-	 * each followed by a scan of the queues: our callback was
-	 * published by a seq_cst exchange of its queue's tail, so either that
-	 * scan sees it, or we read 0 and wake the adopter.  The pre-check is
-	 * seq_cst too: a 1 it reads is then before the adopter's exchange,
-	 * and not a stale value on a weakly ordered CPU. */
-	bool first = !orcu__load_seq_cst(&orcu__g.orphans) &&
-		     !orcu__xchg_seq_cst(&orcu__g.orphans, 1);
+	 * each followed by a scan of the queues: our callback was published
+	 * by a seq_cst exchange of its queue's tail (or a release store and
+	 * the fence above), so either that scan sees it, or we read 0 and
+	 * wake the adopter.  The pre-check is seq_cst too: a 1 it reads is
+	 * then before the adopter's exchange, and not a stale value on a
+	 * weakly ordered CPU. */
+	first = !orcu__load_seq_cst(&orcu__g.orphans) &&
+		!orcu__xchg_seq_cst(&orcu__g.orphans, 1);
 
 	if (l) {
 		if (first)
@@ -119,7 +127,7 @@ void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who)
 		if (s == to || orcu__load_relaxed(&s->attached) ||
 		    (!orcu__slot_pending(s) &&
 		     !orcu__load_relaxed(&s->marker_queued) &&
-		     orcu__mpsc_empty(&s->newq) && orcu__mpsc_empty(&s->lazyq)))
+		     !orcu__slot_has_new(s) && orcu__mpsc_empty(&s->lazyq)))
 			continue;
 		n = orcu__slot_move_all(s, to, &first_func);
 		report_adopted(s, n, first_func, to, who);
@@ -226,7 +234,7 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 			       (uint64_t)orcu__g.lazy_ms * 1000000ull;
 
 		if (now >= due || nlazy >= orcu__g.lazy_max ||
-		    !orcu__mpsc_empty(&s->newq))
+		    orcu__slot_has_new(s))
 			take_lazy = true;
 		else
 			scan_timer(sc, (int64_t)(due - now));
@@ -296,7 +304,7 @@ static bool group_has_new(struct orcu__leader *l)
 
 		if (!orcu__load_relaxed(&s->attached))
 			continue;
-		if (!orcu__mpsc_empty(&s->newq))
+		if (orcu__slot_has_new(s))
 			return true;
 		/* Point 5: lazy callbacks no timer was armed for. */
 		if (!s->lazy_armed && !orcu__mpsc_empty(&s->lazyq))
@@ -326,6 +334,14 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 	 * seq_cst load of `sleep` in orcu__nocb_wake_leader(), and with the
 	 * fence a forced wake makes after storing force (and stop). */
 	ticket = orcu__event_prepare(&l->wake);
+	/* Posts to threads' own queues are plain stores with no fence before
+	 * the posters read `sleep` (slot.c point 7): membarrier() makes every
+	 * CPU running one of them pass a full barrier, which puts each such
+	 * post before our re-scan or its read of `sleep` after our store.
+	 * With no queue owned in the group (seq_cst, pairs with the claimer's
+	 * count in slot.c owners_add()), nobody posts that way. */
+	if (orcu__load_seq_cst(&l->postq_owners) && orcu__load_relaxed(&orcu__has_membarrier))
+		orcu__membarrier_master();
 	if (group_has_new(l) || orcu__load_relaxed(&l->force) ||
 	    orcu__load_relaxed(&l->stop) ||
 	    orcu__load_seq_cst(&l->sleep) != ORCU__LEADER_SLEEPING) {

@@ -24,7 +24,8 @@
 
 struct orcu__global orcu__g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 struct orcu__counters orcu__cnt;
-__thread struct orcu__tls orcu__tls = { .bound_cpu = -1, .library_slot = -1 };
+__thread struct orcu__tls orcu__tls __attribute__((tls_model("initial-exec"))) =
+	{ .bound_cpu = -1, .library_slot = -1 };
 orcu_stall_handler_t orcu__stall_handler;
 void *orcu__stall_arg;
 

@@ -50,6 +50,42 @@
  *     adopted) defers to a running chain the same way
  *     (orcu__slot_defer_marker()).  Found by orcu-torture's fork
  *     configuration, where a fork keeps callbacks blocked for a second.
+ *  7. A posting thread posts to a queue of its own on the slot
+ *     (postq.c), with plain stores and no fence: no atomic
+ *     read-modify-write on the post path, so the stores to the head drain
+ *     while the thread goes on (an invoker on another CPU last had its
+ *     line).  The slot lists every queue ever claimed on it, and a queue
+ *     outlives its owner: a thread gives it back when it leaves the slot
+ *     or exits, and the next thread to post there takes it over.
+ *     - No lost wake-up.  The poster stores its count, then reads the
+ *       leader's `sleep` with no fence between; the leader, going to
+ *       sleep, stores `sleep`, fences, and if a thread owns a queue in
+ *       its group, calls membarrier() (a full barrier on every CPU
+ *       running one of our threads) before its re-scan: each post is then
+ *       before the re-scan, or its read of `sleep` after the leader's
+ *       store (models/postq_wake.pml).  A claimer is counted in
+ *       postq_owners (seq_cst) before its first post, which fences: a
+ *       leader that read no owner is seen asleep.  Without membarrier()
+ *       every post fences.  The adopter's path (nocb.c point 6) fences.
+ *     - Order.  A thread's posts to its queue are taken in order.  A
+ *       thread owns queues on its last few slots (a thread the scheduler
+ *       moves between CPUs finds its queue again) and gives one back only
+ *       once all its heads were taken: a head left there would be
+ *       overtaken by the ones it posts when it comes back.  Where it owns
+ *       none it posts to the shared queue (newq), and a take reads the
+ *       queues' counts first, then takes newq and puts its heads first:
+ *       a thread that posts to newq, then claims a queue on this slot,
+ *       has its later heads counted only once its earlier ones are in
+ *       newq.  Only a thread's own callbacks on one slot keep their
+ *       order: posts of different threads are unordered, as they are
+ *       concurrent.  (When a segment cannot be allocated the post goes to
+ *       newq, ahead of the thread's heads still in its queue.)
+ *     - Counts.  A queue counts what it published (posted, which only
+ *       grows, whoever owns the queue); pending is n_posted (the shared
+ *       queues and adoption) plus those counts, minus n_done (slot.h).
+ *     - fork.  The queues of threads that do not exist in the child lose
+ *       their owner; what they published stays, and an entry a thread was
+ *       writing but had not published is not a post (postq.c point 3).
  *
  * The slot's named states (slot.h) change only here, each transition
  * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.
@@ -234,14 +270,38 @@ void orcu__slot_set_has_follower(struct orcu__slot *s, bool has)
 /* ------------------------------------------------------------------ */
 /* Lists */
 
-/* Move what was posted (and, with take_lazy, what is held lazily) into the
- * segmented list.  Caller holds s->cb_lock.  Returns how many moved. */
+/* Anything posted that no take has moved into the list yet.  seq_cst:
+ * a leader's re-scan before it sleeps (nocb.c point 2; slot.c point 7). */
+bool orcu__slot_has_new(struct orcu__slot *s)
+{
+	if (!orcu__mpsc_empty(&s->newq))
+		return true;
+	/* Pairs with the release push in orcu__slot_postq_claim(). */
+	for (struct orcu__postq *q = orcu__load_acquire(&s->postqs); q; q = q->next)
+		if (orcu__load_seq_cst(&q->posted) != orcu__load_relaxed(&q->taken))
+			return true;
+	return false;
+}
+
+/*
+ * Move what was posted (and, with take_lazy, what is held lazily) into the
+ * segmented list.  Caller holds s->cb_lock.  Returns how many moved.
+ * Point 7: the posting queues' counts are read first, the shared queue
+ * taken next, and its heads go in first: a thread that posted to the
+ * shared queue and then to a queue of its own (it came back to this slot)
+ * has its later heads counted only if its earlier ones are in the shared
+ * queue by then.
+ */
 long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 {
 	struct orcu_head *first, *last;
-	long n, total = 0;
+	struct orcu__postq *qs = orcu__load_acquire(&s->postqs);
+	long n, total = 0, pq = 0;
 
 	orcu__slot_assert_locked(s);
+	/* Pairs with the release push in orcu__slot_postq_claim() (above). */
+	for (struct orcu__postq *q = qs; q; q = q->next)
+		q->snap = orcu__postq_published(q);
 	if (take_lazy && orcu__load_relaxed(&s->n_lazy)) {
 		n = orcu__mpsc_take(&s->lazyq, &first, &last);
 		if (n) {
@@ -255,7 +315,13 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 		orcu__cblist_enqueue_chain(&s->cbl, first, last, n);
 		total += n;
 	}
-	return total;
+	for (struct orcu__postq *q = qs; q; q = q->next) {
+		n = orcu__postq_take(q, q->snap, &first, &last);
+		if (n)
+			orcu__cblist_enqueue_chain(&s->cbl, first, last, n);
+		pq += n;
+	}
+	return total + pq;
 }
 
 long orcu__slot_splice_new(struct orcu__slot *s, bool take_lazy)
@@ -366,7 +432,7 @@ static void note_invoked(struct orcu__slot *s, long n)
 	 * orcu__slot_pending().  They were counted in n_posted before we
 	 * could take them. */
 	done = orcu__fetch_add_release(&s->n_done, n) + n;
-	left = orcu__load_relaxed(&s->n_posted) - done;
+	left = orcu__slot_counted(s) - done;
 	ORCU__BUG_ON(left < 0);
 	if (orcu__load_relaxed(&s->hurry) && left < orcu__g.qlowmark)
 		orcu__store_relaxed(&s->hurry, 0);
@@ -686,7 +752,7 @@ bool orcu__slot_needs_threads(struct orcu__slot *s)
 		return false;
 	orcu__slot_lock(s);
 	work = !orcu__cblist_empty(&s->cbl) || s->invoking ||
-	       !orcu__mpsc_empty(&s->newq) || !orcu__mpsc_empty(&s->lazyq);
+	       orcu__slot_has_new(s) || !orcu__mpsc_empty(&s->lazyq);
 	orcu__slot_unlock(s);
 	return work;
 }
@@ -705,6 +771,72 @@ void orcu__slots_unlock_all(void)
 	if (orcu__load_relaxed(&orcu__g.initialized))
 		for (int i = orcu__g.nr_possible - 1; i >= 0; i--)
 			orcu__slot_unlock(&orcu__g.slots[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Posting queues (point 7) */
+
+static void owners_add(struct orcu__slot *s, int n)
+{
+	/* seq_cst: pairs with the leader's read of postq_owners after it
+	 * published that it sleeps (nocb.c leader_sleep()); a claimer's first
+	 * post then fences (call.c). */
+	orcu__fetch_add_seq_cst(&s->leader->postq_owners, n);
+}
+
+struct orcu__postq *orcu__slot_postq_claim(struct orcu__slot *s)
+{
+	struct orcu__postq *q, *head;
+
+	/* A queue whose owner left: its heads stay in order, ours follow. */
+	for (q = orcu__load_acquire(&s->postqs); q; q = q->next) {
+		int free_ = 0;
+
+		/* Acquire: the last owner's producer fields.  Pairs with the
+		 * release in orcu__slot_postq_release(). */
+		if (!orcu__load_relaxed(&q->owned) && orcu__cas_acq_rel(&q->owned, &free_, 1))
+			break;
+	}
+	if (!q) {
+		q = orcu__postq_new(s);
+		if (!q)
+			return NULL;
+		head = orcu__load_relaxed(&s->postqs);
+		do {
+			q->next = head;
+			/* Release: the queue is set up before a consumer that
+			 * finds it reads it.  Pairs with the acquire loads of
+			 * postqs (slot.h, orcu__slot_splice_new_locked()). */
+		} while (!atomic_compare_exchange_weak_explicit(&s->postqs, &head, q,
+								memory_order_release,
+								memory_order_relaxed));
+	}
+	owners_add(s, 1);
+	return q;
+}
+
+void orcu__slot_postq_release(struct orcu__postq *q)
+{
+	/* Release: our posts come before a leader that reads the count or
+	 * the queue free (point 7), and before the next owner's. */
+	orcu__fetch_sub_release(&q->slot->leader->postq_owners, 1);
+	orcu__store_release(&q->owned, 0);
+}
+
+/* fork child: the queues of threads that do not exist here have no owner;
+ * what they published stays (postq.c point 3). */
+static void postqs_after_fork(struct orcu__slot *s)
+{
+	for (struct orcu__postq *q = orcu__load_relaxed(&s->postqs); q; q = q->next) {
+		bool ours = false;
+
+		for (int i = 0; i < orcu__tls.npostqs; i++)
+			ours |= orcu__tls.postqs[i] == q;
+		if (ours || !orcu__load_relaxed(&q->owned))
+			continue;
+		orcu__store_relaxed(&q->owned, 0);
+		orcu__fetch_sub_relaxed(&s->leader->postq_owners, 1);
+	}
 }
 
 /*
@@ -740,11 +872,16 @@ void orcu__slots_after_fork_child(void)
 		lazy = orcu__mpsc_after_fork(&s->lazyq);
 		n = orcu__mpsc_after_fork(&s->newq) + lazy;
 		orcu__store_relaxed(&s->n_lazy, lazy);
+		postqs_after_fork(s);
 		/* The forking thread's own chain is its to account for, as
 		 * it goes on invoking it here: keep that slot's count. */
 		if (s != orcu__tls.invoking_slot) {
 			for (struct orcu_head *h = s->cbl.head; h; h = h->next)
 				n += h->func != orcu__barrier_cb;
+			/* The posting queues' counts stay: what they still
+			 * hold is what they published and no take took. */
+			for (struct orcu__postq *q = s->postqs; q; q = q->next)
+				n -= (long)orcu__load_relaxed(&q->taken);
 			orcu__store_relaxed(&s->n_done, 0);
 			orcu__store_relaxed(&s->n_posted, n);
 		}

@@ -51,7 +51,8 @@ struct orcu__slot {
 	/* --- enqueue side: written by posting threads --- */
 	struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
 	struct orcu__mpsc lazyq;               /* lazy callbacks */
-	_Atomic long n_posted;      /* posters +1 before publishing (and adoption) */
+	_Atomic long n_posted;      /* shared-queue posters +1 before publishing (and adoption);
+				     * with the posting queues' counts, what was posted */
 	_Atomic long n_lazy;        /* posters +1, whoever splices lazyq resets */
 	_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
 	_Atomic long peak_pending;  /* posters, when a post passes it */
@@ -59,11 +60,17 @@ struct orcu__slot {
 	/* --- changed through slot.c's helpers, read by everyone --- */
 	int cpu ORCU__ALIGNED;
 	struct orcu__leader *leader;   /* the group's leader record (always set) */
+	/* Posting queues of threads (postq.c): pushed by claimers, never
+	 * removed; a queue outlives its owner and serves the next one. */
+	struct orcu__postq *_Atomic postqs;
 	_Atomic int life;              /* enum orcu__slot_life; under orcu__g.lock */
 	_Atomic int mode;              /* enum orcu__slot_mode; under cb_lock */
 	_Atomic int attached;          /* its leader scans it (threads exist) */
 	_Atomic int has_follower;      /* follower thread exists */
 	_Atomic int adopted_reported;  /* never-onlined report printed */
+	/* flood: over qhimark (posters set it), cleared under qlowmark
+	 * (invokers); read by every post, so on this read-mostly line */
+	_Atomic int hurry;
 	pthread_t follower_tid;
 
 	/* --- segmented list and invoker state: under cb_lock --- */
@@ -78,7 +85,6 @@ struct orcu__slot {
 	_Atomic int inline_ready;      /* leader sets, inline invoker clears */
 	_Atomic int follower_sleep;    /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
 	struct orcu__event follower_wake; /* the follower sleeps on it (nocb.c) */
-	_Atomic int hurry;             /* flood: over qhimark, cleared under qlowmark */
 	_Atomic int follower_stop;
 	/* The rest of the chain being invoked, written by the invoker before
 	 * each callback: a fork child puts it back (slot.c). */
@@ -175,21 +181,36 @@ static inline bool orcu__slot_offloaded(struct orcu__slot *s)
 }
 
 /*
+ * Callbacks posted: to the shared queues (and moved in by adoption), and
+ * to the posting queues, each of which counts what it published (a count
+ * that only grows, whoever owns the queue).  Acquire keeps each read in
+ * its place.
+ */
+static inline long orcu__slot_counted(struct orcu__slot *s)
+{
+	long n = orcu__load_acquire(&s->n_posted);
+
+	/* Pairs with the release push in orcu__slot_postq_claim(). */
+	for (struct orcu__postq *q = orcu__load_acquire(&s->postqs); q; q = q->next)
+		n += (long)orcu__postq_published(q);
+	return n;
+}
+
+/*
  * Callbacks counted but not yet invoked (nor moved away), as one value the
- * slot really had: n_posted is read before and after n_done, and the pair
- * is taken when n_posted did not move in between (after a few tries, the
- * later read: never negative, at most too high).  n_done never passes
- * n_posted.  Acquire on n_done: 0 means the effects of every callback
- * counted so far are visible (pairs with the release in note_invoked(),
- * slot.c); acquire on n_posted keeps each read in its place.
+ * slot really had: the count is read before and after n_done, and the pair
+ * is taken when it did not move in between (after a few tries, the later
+ * read: never negative, at most too high).  n_done never passes the
+ * count.  Acquire on n_done: 0 means the effects of every callback counted
+ * so far are visible (pairs with the release in note_invoked(), slot.c).
  */
 static inline long orcu__slot_pending(struct orcu__slot *s)
 {
-	long posted = orcu__load_acquire(&s->n_posted), again, done;
+	long posted = orcu__slot_counted(s), again, done;
 
 	for (int tries = 0;; tries++) {
 		done = orcu__load_acquire(&s->n_done);
-		again = orcu__load_acquire(&s->n_posted);
+		again = orcu__slot_counted(s);
 		if (again == posted || tries == 8)
 			return again - done;
 		posted = again;
@@ -216,6 +237,7 @@ void orcu__slot_attach(struct orcu__slot *s);
 void orcu__slot_detach(struct orcu__slot *s);
 void orcu__slot_set_has_follower(struct orcu__slot *s, bool has);
 /* Lists */
+bool orcu__slot_has_new(struct orcu__slot *s);
 long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
 long orcu__slot_splice_new(struct orcu__slot *s, bool take_lazy);
 bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
@@ -237,6 +259,10 @@ void orcu__slots_after_fork_child(void);
 /* fork: stop every other invoker between two callbacks, and let them go */
 void orcu__slots_fork_quiesce(void);
 void orcu__slots_fork_resume(bool child);
+/* Posting queues (point 7): a thread claims one on its slot, or gets NULL
+ * when memory is short; it gives it back when it leaves the slot or exits. */
+struct orcu__postq *orcu__slot_postq_claim(struct orcu__slot *s);
+void orcu__slot_postq_release(struct orcu__postq *q);
 /* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
 void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
 void orcu__nocb_wake_follower_locked(struct orcu__slot *s);

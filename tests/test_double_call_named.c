@@ -87,7 +87,7 @@ static int call_after_take(void *a)
 	orcu_read_lock();
 	orcu_call(&twice, nop_cb);
 	/* The leader takes new callbacks at once (it needs no grace period). */
-	CHECK_WAIT_UNTIL(orcu__mpsc_empty(&s->newq), 10);
+	CHECK_WAIT_UNTIL(!orcu__slot_has_new(s), 10);
 	orcu_call(&twice, nop_cb);
 	orcu_read_unlock();
 	return wait_for_abort();
