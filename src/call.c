@@ -2,8 +2,7 @@
  * call.c - orcu_call() and orcu_call_lazy(): enqueue on the caller's slot,
  * flood control (hurry past ORCU_QHIMARK, a bounded delay past ORCU_QMAX,
  * the explicit orcu_wait_backlog()), lazy holding, the double-post check
- * (postcheck.c), and the inline poll after a post to an inline slot.
- * Calls entry.c to start (and for inline polls), cpu.c for the slot,
+ * (postcheck.c).  Calls entry.c to start, cpu.c for the slot,
  * mpsc.c to enqueue, slot.c to invoke and wake a leader, nocb.c for
  * orphans, postcheck.c, registry.c for the caller's checks, and os.c.
  *
@@ -301,14 +300,16 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 	if (orcu__unlikely(!orcu__load_relaxed(&s->attached)) &&
 	    !orcu__nocb_orphan_posted())
 		orcu__retry_threads();
-	if (orcu__unlikely(!orcu__slot_offloaded(s)))
-		orcu__inline_poll();
+	/* No inline poll here, even on an inline slot: orcu_call() is not a
+	 * quiescent point, and its caller may hold a lock its callbacks take
+	 * (they run at the thread's quiescent points, or on the slot's
+	 * threads). */
 }
 
 /*
  * orcu_call()'s common case, kept small: a running library, a thread that
- * owns its queue on the slot it runs on, an offloaded slot with threads,
- * room in the queue's segment, and nothing to check.  Anything else (the
+ * owns its queue on the slot it runs on, a slot with threads, room in the
+ * queue's segment, and nothing to check.  Anything else (the
  * first post, a move to another slot, a full segment, a NULL argument, the
  * double-post set or the torture delays) takes do_call().
  */
@@ -324,9 +325,8 @@ static inline bool call_fast(struct orcu_head *h, void (*func)(struct orcu_head 
 			   orcu__load_relaxed(&orcu__delay_enabled)))
 		return false;
 	s = orcu__current_slot();
-	/* Order: none needed for attached and mode (do_call()). */
-	if (orcu__unlikely(q->slot != s || h == q->newest ||
-			   !orcu__load_relaxed(&s->attached) || !orcu__slot_offloaded(s)))
+	/* Order: none needed for attached (do_call()). */
+	if (orcu__unlikely(q->slot != s || h == q->newest || !orcu__load_relaxed(&s->attached)))
 		return false;
 	h->func = func;
 	posted = orcu__postq_push(q, h);
