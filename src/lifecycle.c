@@ -23,17 +23,10 @@
  * itself and a concurrent barrier serves or restarts what it waits for,
  * so nothing waits on a thread that is gone.
  */
-int orcu_shutdown(void)
+static int stop_all(void)
 {
 	int ret;
 
-	if (orcu__reader.in_callback)
-		orcu__misuse("orcu_shutdown", "called from inside a callback (would wait for itself)");
-	if (orcu_read_ongoing() && orcu__reader.kind == ORCU__KIND_MEMB)
-		orcu__misuse("orcu_shutdown", "called inside a read-side critical section (would deadlock)");
-	/* Pairs with the store in apply_conf(). */
-	if (!orcu__load_acquire(&orcu__g.initialized))
-		return 0;
 	orcu__ensure_started();
 	ret = orcu_drain(-1);
 	if (ret < 0)
@@ -59,6 +52,26 @@ int orcu_shutdown(void)
 	orcu__store_relaxed(&orcu__g.stopping, 0);
 	pthread_mutex_unlock(&orcu__g.lock);
 	return 0;
+}
+
+int orcu_shutdown(void)
+{
+	bool was_online;
+	int ret;
+
+	/* Not from a callback, a stall handler or a read-side section: each
+	 * would wait for itself. */
+	orcu__gp_check_caller("orcu_shutdown");
+	/* Pairs with the store in apply_conf(). */
+	if (!orcu__load_acquire(&orcu__g.initialized))
+		return 0;
+	/* A qsbr caller stays offline throughout: the GP thread and the
+	 * leaders it joins may be finishing a GP that would wait for it. */
+	was_online = orcu__qsbr_offline_for_wait();
+	ret = stop_all();
+	if (was_online)
+		orcu_thread_online();
+	return ret;
 }
 
 /*

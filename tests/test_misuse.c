@@ -7,8 +7,9 @@
  * barrier and drain inside a read-side section; synchronize and barrier
  * inside a callback; read_unlock without lock (registered and not);
  * the same head posted twice while pending with ORCU_CHECK_CALLS=1;
- * shutdown inside a section.  And the one non-fatal misuse: orcu_init
- * after first use returns -EBUSY.
+ * shutdown inside a section (memb, and qsbr in shared code) and from a
+ * stall handler.  And the one non-fatal misuse: orcu_init after first use
+ * returns -EBUSY.
  */
 #include <orcu.h>
 
@@ -189,6 +190,38 @@ static int sync_in_stall_handler(void *a)
 	return 0;
 }
 
+static void stall_handler_shuts_down(const struct orcu_stall_info *info, void *arg)
+{
+	(void)info;
+	(void)arg;
+	orcu_shutdown();      /* would join the thread running it: aborts */
+}
+
+static int shutdown_in_stall_handler(void *a)
+{
+	pthread_t t;
+
+	(void)a;
+	child_setup();
+	setenv("ORCU_STALL_MS", "100", 1);
+	orcu_set_stall_handler(stall_handler_shuts_down, NULL);
+	pthread_create(&t, NULL, long_reader, NULL);
+	CHECK_WAIT_UNTIL(atomic_load(&reader_in), 10);
+	orcu_synchronize();
+	return 0;
+}
+
+/* A qsbr thread in a section of shared (not ORCU_QSBR) code. */
+static int shutdown_in_qsbr_section(void *a)
+{
+	(void)a;
+	child_setup();
+	orcu_register_thread_qsbr();
+	orcu_read_lock();
+	orcu_shutdown();
+	return 0;
+}
+
 static int unlock_without_lock(void *a)
 {
 	(void)a;
@@ -310,6 +343,8 @@ int main(void)
 	expect_abort("wait_backlog in cb", wait_backlog_in_callback, "orcu_wait_backlog");
 	expect_abort("exit in section", exit_in_section, "thread exit");
 	expect_abort("sync in stall handler", sync_in_stall_handler, "orcu_synchronize");
+	expect_abort("shutdown in stall hdlr", shutdown_in_stall_handler, "orcu_shutdown");
+	expect_abort("shutdown in qsbr sect", shutdown_in_qsbr_section, "orcu_shutdown");
 	expect_abort("unlock without lock", unlock_without_lock, "orcu_read_unlock");
 	expect_abort("unlock unregistered", unlock_unregistered, "orcu_read_unlock");
 	expect_abort("double orcu_call", double_call, "orcu_call");
