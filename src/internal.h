@@ -243,7 +243,8 @@ struct orcu__counters {
 		barriers_run, gp_wakeups, gp_leader_wakeups, leader_wakeups,
 		enqueue_wakeups, adopted, qhimark_crossings, hurried_gps,
 		poster_waits, poster_overruns, lazy_flushes, stalls_reported,
-		gp_thread_cpu_ns, takeovers;
+		gp_thread_cpu_ns, takeovers,
+		gp_wait_slices;   /* a GP's sleep on readers that ran out (registry.c) */
 };
 ORCU__HIDDEN extern struct orcu__counters orcu__cnt;
 #define orcu__count(field, n) orcu__fetch_add_relaxed(&orcu__cnt.field, (n))

@@ -354,8 +354,9 @@ bool orcu__qsbr_offline_for_wait(void)
 	struct orcu__reader *r = &orcu__reader;
 
 	if (r->kind == ORCU__KIND_QSBR && orcu__load_relaxed(&r->qs_seq) != 0) {
-		/* Release: pairs with the acquire in qsbr_holds(). */
-		orcu__store_release(&r->qs_seq, 0);
+		/* Offline as orcu_thread_offline() goes: a GP that already
+		 * sleeps on us is woken, not left to its next time slice. */
+		qsbr_announce(r, 0);
 		return true;
 	}
 	return false;
@@ -381,10 +382,9 @@ bool orcu__qsbr_enter_for_callbacks(void)
 
 void orcu__qsbr_leave_for_callbacks(bool entered)
 {
-	/* Release: the callbacks' reads are done.  Pairs with the acquire in
-	 * qsbr_holds(). */
+	/* Offline again, waking a GP that sleeps on us (qsbr_announce()). */
 	if (entered)
-		orcu__store_release(&orcu__reader.qs_seq, 0);
+		qsbr_announce(&orcu__reader, 0);
 }
 
 /* orcu_thread_online() (entry.c, which then runs inline callbacks). */
@@ -568,10 +568,10 @@ static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns
 			WAIT_SLICE_NOMB_NS : WAIT_SLICE_NS;
 		/* Readers leaving their sections wake us; none waits for us. */
 		ticket = orcu__event_prepare(&gp_wait_event);
-		if (orcu__load_relaxed(&orcu__gp_wait))
-			orcu__event_wait(&gp_wait_event, ticket, slice);
-		else
+		if (!orcu__load_relaxed(&orcu__gp_wait))
 			orcu__event_cancel(&gp_wait_event);
+		else if (orcu__event_wait(&gp_wait_event, ticket, slice) == -ETIMEDOUT)
+			orcu__count(gp_wait_slices, 1);
 		/* Still 1: nobody consumed our flag, the barrier still holds.
 		 * 0: a reader woke us; re-arm (with a new barrier) if needed.
 		 * Pairs with the exchange in orcu__reader_wake_gp(). */
