@@ -272,8 +272,9 @@ void orcu__set_housekeeping_affinity(void);
 void orcu__assert_held(pthread_mutex_t *m, const char *file, int line, const char *what);
 int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns);
 void orcu__futex_wake(void *addr, int n);
-extern orcu_stall_handler_t orcu__stall_handler;
-extern void *orcu__stall_arg;
+void orcu__stall_handler_set(orcu_stall_handler_t handler, void *arg);
+orcu_stall_handler_t orcu__stall_handler_get(void **arg);
+void orcu__stall_hook_fork_lock(bool lock);   /* fork: take / release */
 
 /* config.c: calls os.c and cpulist.c. */
 /* The numeric knobs, in the order config.c reads them. */

@@ -78,7 +78,7 @@ int orcu_shutdown(void)
  * fork.  First every other invoker stops between two callbacks (slot.c
  * point 5: the child holds no callback half-run, and puts back what they
  * had not run), then the locks, in order: barrier_lock, orcu__g.lock,
- * every cb_lock, registry, the double-post set.  None of them is ever held
+ * every cb_lock, registry, the double-post set, the stall handler's.  None of them is ever held
  * across user code, and none is held while the invokers are waited for,
  * so a fork from inside a callback, or against a callback that takes one
  * of them, cannot deadlock here.
@@ -91,6 +91,7 @@ static void fork_prepare(void)
 	orcu__slots_lock_all();
 	orcu__registry_lock();
 	orcu__double_call_fork_prepare();
+	orcu__stall_hook_fork_lock(true);
 }
 
 static void unlock_slots(void)
@@ -100,6 +101,7 @@ static void unlock_slots(void)
 
 static void fork_parent(void)
 {
+	orcu__stall_hook_fork_lock(false);
 	orcu__double_call_fork_parent();
 	orcu__registry_unlock();
 	unlock_slots();
@@ -116,6 +118,7 @@ static void fork_child(void)
 	 * is undefined and leaves ThreadSanitizer believing they are held).
 	 * The library's threads start again on first use, not here: a child
 	 * that only execs never pays for them. */
+	orcu__stall_hook_fork_lock(false);
 	orcu__registry_after_fork_child();
 	if (orcu__load_relaxed(&orcu__g.initialized)) {
 		orcu__slots_after_fork_child();

@@ -26,8 +26,41 @@ struct orcu__global orcu__g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 struct orcu__counters orcu__cnt;
 __thread struct orcu__tls orcu__tls __attribute__((tls_model("initial-exec"))) =
 	{ .bound_cpu = -1, .library_slot = -1 };
-orcu_stall_handler_t orcu__stall_handler;
-void *orcu__stall_arg;
+/* The stall handler and its argument, set together (orcu_set_stall_handler)
+ * and read together by the GP that reports a stall, under one small lock
+ * held only to copy them (never while the handler runs), so a report
+ * never pairs one setter's handler with another's argument.  fork takes
+ * it (lifecycle.c), so no child inherits it held. */
+static pthread_mutex_t stall_hook_lock = PTHREAD_MUTEX_INITIALIZER;
+static orcu_stall_handler_t stall_handler;
+static void *stall_arg;
+
+void orcu__stall_handler_set(orcu_stall_handler_t handler, void *arg)
+{
+	pthread_mutex_lock(&stall_hook_lock);
+	stall_handler = handler;
+	stall_arg = arg;
+	pthread_mutex_unlock(&stall_hook_lock);
+}
+
+orcu_stall_handler_t orcu__stall_handler_get(void **arg)
+{
+	orcu_stall_handler_t h;
+
+	pthread_mutex_lock(&stall_hook_lock);
+	h = stall_handler;
+	*arg = stall_arg;
+	pthread_mutex_unlock(&stall_hook_lock);
+	return h;
+}
+
+void orcu__stall_hook_fork_lock(bool lock)
+{
+	if (lock)
+		pthread_mutex_lock(&stall_hook_lock);
+	else
+		pthread_mutex_unlock(&stall_hook_lock);
+}
 
 /* A static link takes an object file only for a symbol something needs,
  * and nothing calls lifecycle.c's fork handlers: its constructor registers

@@ -454,11 +454,12 @@ static void stall_collect(struct orcu_stall_info *out, uint64_t gp_start_ns,
 static void stall_emit(const struct orcu_stall_info *ip)
 {
 	const struct orcu_stall_info info = *ip;
-	orcu_stall_handler_t handler = orcu__stall_handler;
+	void *arg;
+	orcu_stall_handler_t handler = orcu__stall_handler_get(&arg);
 
 	orcu__count(stalls_reported, 1);
 	if (handler) {
-		handler(&info, orcu__stall_arg);
+		handler(&info, arg);
 		return;
 	}
 	fprintf(stderr, "orcu: stall: grace period %lu waiting %ld ms for %d reader(s):",

@@ -80,6 +80,5 @@ long orcu_slot_pending(int cpu)
 
 void orcu_set_stall_handler(orcu_stall_handler_t handler, void *arg)
 {
-	orcu__stall_arg = arg;
-	orcu__stall_handler = handler;
+	orcu__stall_handler_set(handler, arg);
 }
