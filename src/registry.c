@@ -451,7 +451,7 @@ static void stall_collect(struct orcu_stall_info *out, uint64_t gp_start_ns,
 	*out = info;
 }
 
-static void stall_emit(const struct orcu_stall_info *ip)
+static void stall_report(const struct orcu_stall_info *ip)
 {
 	const struct orcu_stall_info info = *ip;
 	void *arg;
@@ -469,6 +469,18 @@ static void stall_emit(const struct orcu_stall_info *ip)
 			info.readers[i].name, info.readers[i].flavor,
 			info.readers[i].nesting);
 	fputc('\n', stderr);
+}
+
+/* The GP owner may be an application thread (a synchronize): it is not
+ * cancelled in the handler or the report's writes, which would leave the
+ * GP owned for ever.  A cancel waits for its next cancellation point. */
+static void stall_emit(const struct orcu_stall_info *ip)
+{
+	int old;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	stall_report(ip);
+	pthread_setcancelstate(old, NULL);
 }
 
 /*

@@ -634,6 +634,7 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 {
 	struct orcu_head *chain;
 	long n, total = 0;
+	int cancel_state = PTHREAD_CANCEL_DISABLE;
 	bool more;
 
 	orcu__slot_lock(s);
@@ -641,6 +642,12 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 		orcu__slot_unlock(s);
 		return 0;
 	}
+	/* An application thread serving callbacks (inline, or waiting) is
+	 * not cancelled while it holds the claim: a callback at a
+	 * cancellation point would unwind it with the slot claimed for ever.
+	 * A cancel waits for the thread's next cancellation point after. */
+	if (!orcu__tls.library_thread)
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	for (;;) {
 		n = orcu__cblist_extract_done(&s->cbl, &chain, limit);
 		if (orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
@@ -675,6 +682,8 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 	if (more && total)
 		orcu__nocb_wake_follower_locked(s);
 	orcu__slot_unlock(s);
+	if (cancel_state != PTHREAD_CANCEL_DISABLE)
+		pthread_setcancelstate(cancel_state, NULL);
 	return total;
 }
 
