@@ -127,6 +127,15 @@ struct orcu__slot *orcu__pick_online_slot(int avoid)
 	return NULL;
 }
 
+/* Under orcu__g.lock: an online slot other than avoid, threads or not. */
+static struct orcu__slot *other_online_slot(int avoid)
+{
+	for (int i = 0; i < orcu__g.nr_possible; i++)
+		if (i != avoid && orcu__slot_online(&orcu__g.slots[i]))
+			return &orcu__g.slots[i];
+	return NULL;
+}
+
 /* orcu_cpu_online (entry.c): cpu was checked and the library started. */
 int orcu__cpu_online(int cpu)
 {
@@ -152,7 +161,10 @@ int orcu__cpu_offline(int cpu)
 		pthread_mutex_unlock(&orcu__g.lock);
 		return 0;
 	}
+	/* One with threads, to take an inline slot's callbacks; else any. */
 	to = orcu__pick_online_slot(cpu);
+	if (!to)
+		to = other_online_slot(cpu);
 	if (!to) {
 		pthread_mutex_unlock(&orcu__g.lock);
 		orcu__warn("orcu_cpu_offline: CPU %d is the last online CPU", cpu);
@@ -162,10 +174,14 @@ int orcu__cpu_offline(int cpu)
 	if (!orcu__slot_offloaded(s)) {
 		/* No application thread will come by an offline inline slot:
 		 * its callbacks move to an online one.  Offloaded slots keep
-		 * their follower, which goes on draining them. */
+		 * their follower, which goes on draining them.  Moved to a slot
+		 * without threads (none has any), they are served as orphans
+		 * (nocb.c point 6). */
 		void (*first_func)(struct orcu_head *);
 
-		orcu__slot_move_all(s, to, &first_func);
+		if (orcu__slot_move_all(s, to, &first_func) &&
+		    !orcu__load_relaxed(&to->attached))
+			orcu__nocb_orphan_posted();
 	}
 	pthread_mutex_unlock(&orcu__g.lock);
 	return 0;
