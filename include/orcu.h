@@ -159,7 +159,10 @@ ORCU_API int orcu_register_thread(void);      /* memb reader; idempotent */
  * orcu_quiescent_state() or orcu_thread_offline(), so it must do one of
  * them regularly or it holds every grace period (a stall warning names
  * it).  Idempotent.  Returns 0, -ENOMEM, or -EBUSY if the thread is
- * already a memb reader.  Same contexts as orcu_register_thread().
+ * already a memb reader.  Same contexts as orcu_register_thread(), but
+ * not on an orcu thread (a callback running on one): it would hold every
+ * grace period, as it never reaches a quiescent point of its own;
+ * -EPERM and one line.
  */
 ORCU_API int orcu_register_thread_qsbr(void); /* qsbr reader; idempotent */
 

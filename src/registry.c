@@ -153,6 +153,14 @@ int orcu__register(int kind, const char *call)
 
 	if (r->kind == kind)
 		return 0;
+	/* A library thread runs callbacks and sleeps; it never reaches a
+	 * quiescent point of its own, so as a qsbr reader it would hold every
+	 * GP for ever (a callback registering the thread it runs on). */
+	if (kind == ORCU__KIND_QSBR && orcu__tls.library_thread) {
+		orcu__warn("%s: called on an orcu thread, from a callback: a qsbr reader there "
+			   "would hold every grace period", call);
+		return -EPERM;
+	}
 	if (r->kind != ORCU__KIND_NONE) {
 		orcu__warn("%s: thread already registered as %s", call,
 			   r->kind == ORCU__KIND_MEMB ? "memb" : "qsbr");

@@ -8,8 +8,9 @@
  * inside a callback; read_unlock without lock (registered and not);
  * the same head posted twice while pending with ORCU_CHECK_CALLS=1;
  * shutdown inside a section (memb, and qsbr in shared code) and from a
- * stall handler.  And the one non-fatal misuse: orcu_init after first use
- * returns -EBUSY.
+ * stall handler.  And the non-fatal misuses: orcu_init after first use
+ * returns -EBUSY; a callback registering its orcu thread as a qsbr
+ * reader gets -EPERM (one line) and grace periods go on.
  */
 #include <orcu.h>
 
@@ -222,6 +223,28 @@ static int shutdown_in_qsbr_section(void *a)
 	return 0;
 }
 
+static atomic_int qsbr_in_cb_ret = 1;
+
+static void cb_register_qsbr(struct orcu_head *h)
+{
+	(void)h;
+	atomic_store(&qsbr_in_cb_ret, orcu_register_thread_qsbr());
+}
+
+/* A callback on an offload thread registers that thread as qsbr: refused
+ * (-EPERM, one line), and grace periods go on. */
+static int qsbr_register_in_callback(void *a)
+{
+	(void)a;
+	child_setup();
+	setenv("ORCU_NOCBS", "all", 1);
+	orcu_call(&misuse_head, cb_register_qsbr);
+	orcu_barrier();
+	orcu_synchronize();
+	orcu_synchronize();
+	return atomic_load(&qsbr_in_cb_ret) == -EPERM ? 0 : 2;
+}
+
 static int unlock_without_lock(void *a)
 {
 	(void)a;
@@ -349,6 +372,7 @@ int main(void)
 	expect_abort("unlock unregistered", unlock_unregistered, "orcu_read_unlock");
 	expect_abort("double orcu_call", double_call, "orcu_call");
 	expect_ok("double_call control", double_call_ok, 0);
+	expect_ok("qsbr reg in callback", qsbr_register_in_callback, 1);
 	/* orcu_init after first use: -EBUSY (two warnings), not an abort. */
 	expect_ok("init after use", init_after_use, 2);
 	TEST_PASS("test_misuse");
