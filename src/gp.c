@@ -76,7 +76,15 @@ static struct {
 	pthread_t tid;
 	_Atomic int running;              /* the thread exists; under orcu__g.lock */
 	_Atomic uint64_t cpu_past_ns;     /* CPU time of GP threads that have exited */
+	_Atomic int clock;                /* enum gp_clock: may tid's clock be read */
 } thr;
+
+/* thr.clock: whether the GP thread's CPU clock may be read.  A reader
+ * holds READING; the thread, leaving, takes ALIVE to EXITING (waiting out
+ * a reader), adds its time to cpu_past_ns, then NONE; readers wait out
+ * EXITING and each other.  So the clock is never read of a thread that is
+ * gone, nothing is counted twice, and the total never goes back. */
+enum gp_clock { CLOCK_NONE, CLOCK_ALIVE, CLOCK_READING, CLOCK_EXITING };
 
 enum { GP_AWAKE, GP_SLEEP_IDLE, GP_SLEEP_BATCH };
 
@@ -348,15 +356,43 @@ static uint64_t thread_cpu_ns(clockid_t id)
 
 uint64_t orcu__gp_thread_cpu_ns(void)
 {
-	uint64_t ns = orcu__load_relaxed(&thr.cpu_past_ns);
-	clockid_t id;
+	for (;;) {
+		int st = orcu__load_acquire(&thr.clock);
+		uint64_t ns;
+		clockid_t id;
 
-	/* Under orcu__g.lock the thread cannot be joined meanwhile. */
-	pthread_mutex_lock(&orcu__g.lock);
-	if (orcu__load_relaxed(&thr.running) && pthread_getcpuclockid(thr.tid, &id) == 0)
-		ns += thread_cpu_ns(id);
-	pthread_mutex_unlock(&orcu__g.lock);
-	return ns;
+		if (st == CLOCK_NONE)
+			/* Pairs with the release in gp_thread_exit(). */
+			return orcu__load_relaxed(&thr.cpu_past_ns);
+		/* Acquire: thr.tid is the running thread's.  Pairs with the
+		 * release in orcu__gp_start_thread(). */
+		if (st != CLOCK_ALIVE || !orcu__cas_acq_rel(&thr.clock, &st, CLOCK_READING)) {
+			orcu__cpu_relax();
+			continue;
+		}
+		ns = orcu__load_relaxed(&thr.cpu_past_ns);
+		if (pthread_getcpuclockid(thr.tid, &id) == 0)
+			ns += thread_cpu_ns(id);
+		/* Release: pairs with the exchange in gp_thread_exit(). */
+		orcu__store_release(&thr.clock, CLOCK_ALIVE);
+		return ns;
+	}
+}
+
+/* The GP thread, leaving (thr.clock above). */
+static void gp_thread_exit(void)
+{
+	int st = CLOCK_ALIVE;
+
+	/* Pairs with the reader's release of CLOCK_ALIVE; ALIVE may still be
+	 * to come from our spawner (orcu__gp_start_thread()). */
+	while (!orcu__cas_acq_rel(&thr.clock, &st, CLOCK_EXITING)) {
+		st = CLOCK_ALIVE;
+		orcu__cpu_relax();
+	}
+	orcu__fetch_add_relaxed(&thr.cpu_past_ns, thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID));
+	/* Release: the total counts us.  Pairs with the readers' acquire. */
+	orcu__store_release(&thr.clock, CLOCK_NONE);
 }
 
 /* Nobody else serves slots without threads when no leader runs at all
@@ -413,7 +449,7 @@ static void *gp_thread_main(void *arg)
 		orcu__event_wait(&req.wake, ticket, batch ? batch : -1);
 		orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 	}
-	orcu__fetch_add_relaxed(&thr.cpu_past_ns, thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID));
+	gp_thread_exit();
 	return NULL;
 }
 
@@ -427,11 +463,16 @@ int orcu__gp_start_thread(void)
 	if (orcu__load_relaxed(&thr.running))
 		return 0;
 	orcu__store_relaxed(&thr.stop, 0);
+	/* The new thread's exit waits for this (gp_thread_exit()). */
+	orcu__store_relaxed(&thr.clock, CLOCK_NONE);
 	ret = orcu__spawn(&thr.tid, "orcu-gp", gp_thread_main, NULL);
 	/* Release: thr.tid is set.  Pairs with the acquires of thr.running in
-	 * orcu__gp_thread_running() and orcu__gp_stop_thread(). */
-	if (ret == 0)
+	 * orcu__gp_thread_running() and orcu__gp_stop_thread(), and of
+	 * thr.clock in orcu__gp_thread_cpu_ns(). */
+	if (ret == 0) {
+		orcu__store_release(&thr.clock, CLOCK_ALIVE);
 		orcu__store_release(&thr.running, 1);
+	}
 	return ret;
 }
 
@@ -459,6 +500,7 @@ void orcu__gp_after_fork_child(void)
 	/* No GP thread and no GP owner survived; a GP in progress (odd
 	 * gp_seq) is redone from its start by the next owner. */
 	orcu__store_relaxed(&thr.running, 0);
+	orcu__store_relaxed(&thr.clock, CLOCK_NONE);
 	orcu__store_relaxed(&own.owner, 0);
 	orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 	orcu__event_reset(&own.done);
