@@ -1,8 +1,9 @@
 /*
  * delay.c - debug delay hooks that widen race windows (GP start and end,
- * the leader's sleep path, the barrier, the enqueue path) and the other
- * validation hooks of <orcu/debug.h>.  Switched on by orcu-torture; when
- * off, each hook costs one relaxed load.  Touches only its own state;
+ * the leader's sleep path, the barrier, the enqueue path, a deferred
+ * barrier marker) and the other validation hooks of <orcu/debug.h>.
+ * Switched on by orcu-torture, or by a test that installs its own hook to
+ * hold a thread at one point; when off, each hook costs one relaxed load.  Touches only its own state;
  * calls os.c for the clock.
  */
 #ifndef _GNU_SOURCE
@@ -17,21 +18,41 @@
 
 _Atomic int orcu__delay_enabled;
 static _Atomic unsigned int delay_max_us;
+static void (*_Atomic delay_hook)(enum orcu__delay_point p);
+
+static void delay_switch(void)
+{
+	/* Order: none needed; a point that sees the switch with an older
+	 * bound or hook uses those (0 and NULL: no stall). */
+	orcu__store_relaxed(&orcu__delay_enabled,
+			    orcu__load_relaxed(&delay_max_us) != 0 ||
+			    orcu__load_relaxed(&delay_hook) != NULL);
+}
 
 void orcu_debug_set_delays(unsigned int max_us)
 {
 	orcu__store_relaxed(&delay_max_us, max_us);
-	/* Order: none needed; a hook that sees the switch with an older
-	 * bound uses that one (0: no stall). */
-	orcu__store_relaxed(&orcu__delay_enabled, max_us != 0);
+	delay_switch();
+}
+
+void orcu__delay_set_hook(void (*hook)(enum orcu__delay_point p))
+{
+	/* Relaxed: the hook is code, nothing it reads is published here. */
+	orcu__store_relaxed(&delay_hook, hook);
+	delay_switch();
 }
 
 void orcu__delay_slow(enum orcu__delay_point p)
 {
 	static __thread unsigned int rnd;
+	void (*hook)(enum orcu__delay_point) = orcu__load_relaxed(&delay_hook);
 	unsigned int max = orcu__load_relaxed(&delay_max_us), us;
 	struct timespec ts;
 
+	if (hook) {
+		hook(p);
+		return;
+	}
 	if (!max)
 		return;
 	if (!rnd)

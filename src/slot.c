@@ -663,6 +663,7 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 			/* Point 6: our marker waited for this chain. */
 			s->marker_deferred = 0;
 			orcu__slot_unlock(s);
+			orcu__delay(ORCU__DELAY_MARKER_DEFERRED);
 			s->barrier_head.func(&s->barrier_head);
 			orcu__slot_lock(s);
 		}
