@@ -50,6 +50,12 @@
  *     adopted) defers to a running chain the same way
  *     (orcu__slot_defer_marker()).  Found by orcu-torture's fork
  *     configuration, where a fork keeps callbacks blocked for a second.
+ *     The claimer runs the marker as a chain of its own before it gives
+ *     the claim back, so marker_deferred is set only while `invoking` is,
+ *     and a fork finds the marker where it finds callbacks (points 3 and
+ *     5): deferred, in inflight, or run.  (It used to give the claim back
+ *     and leave its chain first: a fork then had the marker in no list,
+ *     yet counted, and the child's barriers never ended.)
  *  7. A posting thread posts to a queue of its own on the slot
  *     (postq.c), with plain stores and no fence: no atomic
  *     read-modify-write on the post path, so the stores to the head drain
@@ -656,17 +662,23 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 		total += n;
 
 		orcu__slot_lock(s);
+		/* Point 6: our marker waited for this chain.  It runs as a
+		 * chain of its own, still under our claim, so points 3 and 5
+		 * cover it across a fork: a child finds it in inflight, or
+		 * it ran.  A barrier that starts once it ran may leave its
+		 * marker to us again (we still claim): we run that one too. */
+		while (s->marker_deferred) {
+			s->marker_deferred = 0;
+			s->barrier_head.next = NULL;
+			orcu__store_relaxed(&s->inflight, &s->barrier_head);
+			orcu__slot_unlock(s);
+			orcu__delay(ORCU__DELAY_MARKER_DEFERRED);
+			invoke_chain(s, &s->barrier_head, false);
+			orcu__slot_lock(s);
+		}
 		orcu__tls.invoking_slot = NULL;
 		orcu__store_relaxed(&s->inflight, NULL);
 		s->invoking = 0;
-		if (s->marker_deferred) {
-			/* Point 6: our marker waited for this chain. */
-			s->marker_deferred = 0;
-			orcu__slot_unlock(s);
-			orcu__delay(ORCU__DELAY_MARKER_DEFERRED);
-			s->barrier_head.func(&s->barrier_head);
-			orcu__slot_lock(s);
-		}
 		if (limit > 0)
 			break;
 	}
@@ -859,6 +871,9 @@ void orcu__slots_after_fork_child(void)
 			chain_n++;
 			last = h;
 		}
+		/* Point 6: a claimer gives its claim back only once it ran
+		 * the marker left to it. */
+		ORCU__BUG_ON(s->marker_deferred && !s->invoking);
 		if (s->invoking && s != orcu__tls.invoking_slot) {
 			orcu__cblist_requeue_done(&s->cbl, rest, last, chain_n);
 			orcu__store_relaxed(&s->inflight, NULL);
