@@ -67,6 +67,29 @@ void orcu__delay_slow(enum orcu__delay_point p)
 	nanosleep(&ts, NULL);
 }
 
+/* A task that has ended but is still listed: a thread-group leader stays
+ * in /proc/self/task, a zombie, until the whole process exits (a fork
+ * child's first thread is a library thread when it forked from a callback
+ * or a stall handler, and it may end there: gp.c point 1). */
+static bool task_ended(const char *tid)
+{
+	char path[300], buf[512];
+	const char *state;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "tid (comm) S ...": comm may hold spaces and parentheses. */
+	state = strrchr(buf, ')');
+	return state && (state[1] == ' ') && (state[2] == 'Z' || state[2] == 'X');
+}
+
 static int scan_tasks(void)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -88,7 +111,7 @@ static int scan_tasks(void)
 		/* Only the library's own names, not a program called orcu-*. */
 		if (fgets(comm, sizeof(comm), f) &&
 		    (strncmp(comm, "orcu-gp", 7) == 0 || strncmp(comm, "orcu-og/", 8) == 0 ||
-		     strncmp(comm, "orcu-oc/", 8) == 0))
+		     strncmp(comm, "orcu-oc/", 8) == 0) && !task_ended(e->d_name))
 			n++;
 		fclose(f);
 	}
