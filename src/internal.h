@@ -223,6 +223,10 @@ struct orcu__tls {
 	int library_thread;   /* 1 in orcu-* threads */
 	int library_slot;     /* the slot a follower/leader posts to */
 	struct orcu__slot *invoking_slot;  /* the slot whose chain this thread invokes */
+	/* Callbacks of that chain this thread started and has not counted in
+	 * n_done yet (slot.c invoke_chain()); a fork from inside one leaves
+	 * the child this count (slot.c point 5). */
+	long chain_unnoted;
 	/* Posting queues this thread owns (call.c), one per slot, and the
 	 * one it posted to last. */
 	struct orcu__postq *postq;
