@@ -257,6 +257,7 @@ static void post_shared(struct orcu__slot *s, struct orcu_head *h, bool lazy)
 	long pend;
 
 	orcu__fetch_add_relaxed(&s->n_posted, 1);
+	orcu__delay(ORCU__DELAY_SHARED_POST);
 	pend = orcu__slot_counted(s) - orcu__load_relaxed(&s->n_done);
 
 	if (lazy) {

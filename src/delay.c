@@ -1,8 +1,9 @@
 /*
  * delay.c - debug delay hooks that widen race windows (GP start and end,
- * the leader's sleep path, the barrier, the enqueue path) and the other
- * validation hooks of <orcu/debug.h>.  Switched on by orcu-torture; when
- * off, each hook costs one relaxed load.  Touches only its own state;
+ * the leader's sleep path, the barrier, the enqueue path, a deferred
+ * barrier marker) and the other validation hooks of <orcu/debug.h>.
+ * Switched on by orcu-torture, or by a test that installs its own hook to
+ * hold a thread at one point; when off, each hook costs one relaxed load.  Touches only its own state;
  * calls os.c for the clock.
  */
 #ifndef _GNU_SOURCE
@@ -17,21 +18,41 @@
 
 _Atomic int orcu__delay_enabled;
 static _Atomic unsigned int delay_max_us;
+static void (*_Atomic delay_hook)(enum orcu__delay_point p);
+
+static void delay_switch(void)
+{
+	/* Order: none needed; a point that sees the switch with an older
+	 * bound or hook uses those (0 and NULL: no stall). */
+	orcu__store_relaxed(&orcu__delay_enabled,
+			    orcu__load_relaxed(&delay_max_us) != 0 ||
+			    orcu__load_relaxed(&delay_hook) != NULL);
+}
 
 void orcu_debug_set_delays(unsigned int max_us)
 {
 	orcu__store_relaxed(&delay_max_us, max_us);
-	/* Order: none needed; a hook that sees the switch with an older
-	 * bound uses that one (0: no stall). */
-	orcu__store_relaxed(&orcu__delay_enabled, max_us != 0);
+	delay_switch();
+}
+
+void orcu__delay_set_hook(void (*hook)(enum orcu__delay_point p))
+{
+	/* Relaxed: the hook is code, nothing it reads is published here. */
+	orcu__store_relaxed(&delay_hook, hook);
+	delay_switch();
 }
 
 void orcu__delay_slow(enum orcu__delay_point p)
 {
 	static __thread unsigned int rnd;
+	void (*hook)(enum orcu__delay_point) = orcu__load_relaxed(&delay_hook);
 	unsigned int max = orcu__load_relaxed(&delay_max_us), us;
 	struct timespec ts;
 
+	if (hook) {
+		hook(p);
+		return;
+	}
 	if (!max)
 		return;
 	if (!rnd)
@@ -44,6 +65,29 @@ void orcu__delay_slow(enum orcu__delay_point p)
 	ts.tv_sec = us / 1000000;
 	ts.tv_nsec = (long)(us % 1000000) * 1000;
 	nanosleep(&ts, NULL);
+}
+
+/* A task that has ended but is still listed: a thread-group leader stays
+ * in /proc/self/task, a zombie, until the whole process exits (a fork
+ * child's first thread is a library thread when it forked from a callback
+ * or a stall handler, and it may end there: gp.c point 1). */
+static bool task_ended(const char *tid)
+{
+	char path[300], buf[512];
+	const char *state;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "tid (comm) S ...": comm may hold spaces and parentheses. */
+	state = strrchr(buf, ')');
+	return state && (state[1] == ' ') && (state[2] == 'Z' || state[2] == 'X');
 }
 
 static int scan_tasks(void)
@@ -67,7 +111,7 @@ static int scan_tasks(void)
 		/* Only the library's own names, not a program called orcu-*. */
 		if (fgets(comm, sizeof(comm), f) &&
 		    (strncmp(comm, "orcu-gp", 7) == 0 || strncmp(comm, "orcu-og/", 8) == 0 ||
-		     strncmp(comm, "orcu-oc/", 8) == 0))
+		     strncmp(comm, "orcu-oc/", 8) == 0) && !task_ended(e->d_name))
 			n++;
 		fclose(f);
 	}

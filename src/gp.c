@@ -12,6 +12,13 @@
  *     flag, not a mutex, so no lock is ever held across the reader wait (or
  *     the user's stall handler it may call), and a fork child, where the
  *     owner does not exist, simply clears it and redoes the GP in progress.
+ *     The owner itself may fork, from its stall handler: then the child
+ *     keeps the flag set, and the forking thread, the owner there too,
+ *     finishes its GP when the handler returns and lets go, so the child
+ *     never has two owners (one would end a GP behind the other's back
+ *     and move gp_seq backwards).  If that thread is the GP thread, it
+ *     ends once it has let go: the child's GP thread starts on first use,
+ *     as after any fork, and is the only one.
  *  2. A caller that wants a full GP after "now" fences, then takes
  *     orcu__seq_snap(gp_seq): the end of the next GP to *start*, so a GP
  *     already running (which may have begun before the caller's update)
@@ -69,6 +76,11 @@ static struct {
 	_Atomic uint64_t last_end_ns;     /* the owner writes; the GP thread reads */
 	struct orcu__event done;          /* GP waiters sleep on it; the owner notifies */
 } own ORCU__ALIGNED;
+
+/* Set in the GP thread; in a fork child, that thread's copy (it forked
+ * from its stall handler or an orphan's callback) is retired: it finishes
+ * what it runs, then ends (point 1). */
+static __thread enum { GP_THREAD_NOT, GP_THREAD_RUNNING, GP_THREAD_RETIRED } gp_thread_self;
 
 /* The GP thread itself: start, stop, CPU time (cold). */
 static struct {
@@ -414,9 +426,17 @@ void orcu__gp_kick(void)
 static void *gp_thread_main(void *arg)
 {
 	(void)arg;
+	gp_thread_self = GP_THREAD_RUNNING;
 	for (;;) {
-		if (orphans_to_serve())
+		/* A fork child's copy of this thread, back from the user code
+		 * that forked (point 1): the child's GP thread is another. */
+		if (gp_thread_self == GP_THREAD_RETIRED)
+			break;
+		if (orphans_to_serve()) {
 			gp_event(ORCU__GP_SERVE_ORPHANS, 0);
+			if (gp_thread_self == GP_THREAD_RETIRED)
+				break;
+		}
 		/* Relaxed: what to do next; orcu__gp_drive() and the re-check
 		 * after orcu__event_prepare() below read them again. */
 		unsigned long cur = orcu__load_relaxed(&orcu__gp_seq);
@@ -449,7 +469,13 @@ static void *gp_thread_main(void *arg)
 		orcu__event_wait(&req.wake, ticket, batch ? batch : -1);
 		orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 	}
-	gp_thread_exit();
+	/* Nobody joins a retired copy (a fork child's, point 1), nor reads
+	 * its clock: the child's thr.clock belongs to the GP thread it
+	 * starts itself. */
+	if (gp_thread_self == GP_THREAD_RETIRED)
+		pthread_detach(pthread_self());
+	else
+		gp_thread_exit();
 	return NULL;
 }
 
@@ -497,11 +523,16 @@ void orcu__gp_stop_thread(void)
 
 void orcu__gp_after_fork_child(void)
 {
-	/* No GP thread and no GP owner survived; a GP in progress (odd
-	 * gp_seq) is redone from its start by the next owner. */
+	/* No GP thread survived, and no GP owner but the forking thread, if
+	 * it forked from its stall handler: it goes on owning (point 1).  A
+	 * GP in progress that nobody owns (odd gp_seq) is redone from its
+	 * start by the next owner.  A forking GP thread finishes what it
+	 * runs, then ends. */
 	orcu__store_relaxed(&thr.running, 0);
 	orcu__store_relaxed(&thr.clock, CLOCK_NONE);
-	orcu__store_relaxed(&own.owner, 0);
+	orcu__store_relaxed(&own.owner, orcu__tls.gp_owning);
+	if (gp_thread_self == GP_THREAD_RUNNING)
+		gp_thread_self = GP_THREAD_RETIRED;
 	orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 	orcu__event_reset(&own.done);
 	orcu__event_reset(&req.wake);

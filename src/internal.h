@@ -223,6 +223,10 @@ struct orcu__tls {
 	int library_thread;   /* 1 in orcu-* threads */
 	int library_slot;     /* the slot a follower/leader posts to */
 	struct orcu__slot *invoking_slot;  /* the slot whose chain this thread invokes */
+	/* Callbacks of that chain this thread started and has not counted in
+	 * n_done yet (slot.c invoke_chain()); a fork from inside one leaves
+	 * the child this count (slot.c point 5). */
+	long chain_unnoted;
 	/* Posting queues this thread owns (call.c), one per slot, and the
 	 * one it posted to last. */
 	struct orcu__postq *postq;
@@ -428,10 +432,16 @@ void orcu__barrier_fork_child(void);
 /* debug delay hooks (delay.c): widen race windows under torture */
 enum orcu__delay_point {
 	ORCU__DELAY_GP_START, ORCU__DELAY_GP_END, ORCU__DELAY_LEADER_SLEEP,
-	ORCU__DELAY_BARRIER, ORCU__DELAY_ENQUEUE, ORCU__DELAY_NPOINTS
+	ORCU__DELAY_BARRIER, ORCU__DELAY_ENQUEUE,
+	ORCU__DELAY_SHARED_POST,     /* counted in n_posted, not yet pushed (call.c) */
+	ORCU__DELAY_MARKER_DEFERRED, /* a claimer about to run the marker left to it (slot.c) */
+	ORCU__DELAY_NPOINTS
 };
 extern _Atomic int orcu__delay_enabled;
 void orcu__delay_slow(enum orcu__delay_point p);
+/* Tests: call hook at every delay point instead of the random delays, to
+ * hold one thread at one point (NULL: back to orcu_debug_set_delays()). */
+void orcu__delay_set_hook(void (*hook)(enum orcu__delay_point p));
 static inline void orcu__delay(enum orcu__delay_point p)
 {
 	if (orcu__unlikely(orcu__load_relaxed(&orcu__delay_enabled)))

@@ -128,7 +128,10 @@ static void fork_child(void)
 	orcu__registry_unlock();
 	unlock_slots();
 	orcu__gp_after_fork_child();
-	orcu__store_relaxed(&orcu__g.threads_alive, 0);
+	/* This thread, if it is a library thread (it forked from a callback
+	 * or a stall handler), still runs here, and counts itself out when it
+	 * ends. */
+	orcu__store_relaxed(&orcu__g.threads_alive, orcu__tls.library_thread ? 1 : 0);
 	orcu__store_relaxed(&orcu__g.started, 0);
 	orcu__store_relaxed(&orcu__g.stopping, 0);
 	orcu__store_relaxed(&orcu__g.degraded, 0);

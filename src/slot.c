@@ -38,6 +38,14 @@
  *     before ours ran, and would otherwise hang the fork for ever.  A
  *     callback still running then is, in the child, neither finished nor
  *     run again: the child resumes after it (one warning per process).
+ *     The child recounts each slot's pending callbacks from what it holds
+ *     (lists, queues): a poster caught between counting a post to the
+ *     shared queue and pushing it, or between its exchange and its link
+ *     (orcu__mpsc_after_fork()), left a count with no callback.  On the
+ *     forking thread's own slot the rest of its chain counts too, and the
+ *     callbacks it started but has not counted in n_done: invoke_chain()
+ *     keeps that number in orcu__tls.chain_unnoted, raised before each
+ *     callback runs, so it includes the one that forked.
  *  6. A barrier marker waits for its own slot's running chain too.  Moving
  *     a slot's callbacks (hotplug, adoption) leaves a chain already claimed
  *     with its invoker, so the slot's marker, moved with the rest, could
@@ -50,6 +58,12 @@
  *     adopted) defers to a running chain the same way
  *     (orcu__slot_defer_marker()).  Found by orcu-torture's fork
  *     configuration, where a fork keeps callbacks blocked for a second.
+ *     The claimer runs the marker as a chain of its own before it gives
+ *     the claim back, so marker_deferred is set only while `invoking` is,
+ *     and a fork finds the marker where it finds callbacks (points 3 and
+ *     5): deferred, in inflight, or run.  (It used to give the claim back
+ *     and leave its chain first: a fork then had the marker in no list,
+ *     yet counted, and the child's barriers never ended.)
  *  7. A posting thread posts to a queue of its own on the slot
  *     (postq.c), with plain stores and no fence: no atomic
  *     read-modify-write on the post path, so the stores to the head drain
@@ -577,10 +591,13 @@ void orcu__slots_fork_resume(bool child)
 static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_inline)
 {
 	struct orcu__reader *r = &orcu__reader;
-	long user = 0, since = 0;
+	/* Started, not yet in n_done: where a fork child finds it (point 5). */
+	long *since = &orcu__tls.chain_unnoted;
+	long user = 0;
 
 	r->in_callback++;
 	chain_begin(s);
+	*since = 0;
 	while (chain) {
 		struct orcu_head *h = chain;
 
@@ -597,8 +614,8 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 			/* Account for the callbacks ahead of the marker first:
 			 * when the barrier returns, pending already excludes
 			 * them (orcu_drain's total_pending() relies on it). */
-			note_invoked(s, since);
-			since = 0;
+			note_invoked(s, *since);
+			*since = 0;
 			/* Point 6: another slot's marker, moved here. */
 			if (h != &s->barrier_head &&
 			    orcu__slot_defer_marker(orcu__marker_slot(h)))
@@ -608,18 +625,22 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 		}
 		if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) > 0))
 			orcu__double_call_forget(h);
+		/* Counted from its start: a fork from inside it leaves the
+		 * child a chain where it ran (point 5), and it returns there. */
+		++*since;
 		h->func(h);
 		user++;
 		/* Let backlog waiters in without waiting for a huge batch. */
-		if (++since == 256) {
-			note_invoked(s, since);
-			since = 0;
+		if (*since == 256) {
+			note_invoked(s, *since);
+			*since = 0;
 		}
 	}
 	chain_end(s);
 	r->in_callback--;
 	orcu__trace2(invoked, s->cpu, user);
-	note_invoked(s, since);
+	note_invoked(s, *since);
+	*since = 0;
 	if (is_inline)
 		orcu__fetch_add_relaxed(&s->n_inline, (uint64_t)user);
 }
@@ -663,16 +684,23 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 		total += n;
 
 		orcu__slot_lock(s);
+		/* Point 6: our marker waited for this chain.  It runs as a
+		 * chain of its own, still under our claim, so points 3 and 5
+		 * cover it across a fork: a child finds it in inflight, or
+		 * it ran.  A barrier that starts once it ran may leave its
+		 * marker to us again (we still claim): we run that one too. */
+		while (s->marker_deferred) {
+			s->marker_deferred = 0;
+			s->barrier_head.next = NULL;
+			orcu__store_relaxed(&s->inflight, &s->barrier_head);
+			orcu__slot_unlock(s);
+			orcu__delay(ORCU__DELAY_MARKER_DEFERRED);
+			invoke_chain(s, &s->barrier_head, false);
+			orcu__slot_lock(s);
+		}
 		orcu__tls.invoking_slot = NULL;
 		orcu__store_relaxed(&s->inflight, NULL);
 		s->invoking = 0;
-		if (s->marker_deferred) {
-			/* Point 6: our marker waited for this chain. */
-			s->marker_deferred = 0;
-			orcu__slot_unlock(s);
-			s->barrier_head.func(&s->barrier_head);
-			orcu__slot_lock(s);
-		}
 		if (limit > 0)
 			break;
 	}
@@ -853,8 +881,9 @@ static void postqs_after_fork(struct orcu__slot *s)
  * thread exists.  Chains other threads had claimed go back in front of
  * DONE (point 3); the forking thread's own claim, if it forked from a
  * callback, stays with it.  Then the pending count is reset from what each
- * slot really holds: a poster caught between counting and publishing left
- * a count with no callback, and orcu_drain() would never see zero.
+ * slot really holds, the forking thread's own slot included (point 5): a
+ * poster caught between counting and publishing left a count with no
+ * callback, and orcu_drain() would never see zero.
  */
 void orcu__slots_after_fork_child(void)
 {
@@ -867,6 +896,9 @@ void orcu__slots_after_fork_child(void)
 			chain_n++;
 			last = h;
 		}
+		/* Point 6: a claimer gives its claim back only once it ran
+		 * the marker left to it. */
+		ORCU__BUG_ON(s->marker_deferred && !s->invoking);
 		if (s->invoking && s != orcu__tls.invoking_slot) {
 			orcu__cblist_requeue_done(&s->cbl, rest, last, chain_n);
 			orcu__store_relaxed(&s->inflight, NULL);
@@ -882,18 +914,22 @@ void orcu__slots_after_fork_child(void)
 		n = orcu__mpsc_after_fork(&s->newq) + lazy;
 		orcu__store_relaxed(&s->n_lazy, lazy);
 		postqs_after_fork(s);
-		/* The forking thread's own chain is its to account for, as
-		 * it goes on invoking it here: keep that slot's count. */
-		if (s != orcu__tls.invoking_slot) {
-			for (struct orcu_head *h = s->cbl.head; h; h = h->next)
+		for (struct orcu_head *h = s->cbl.head; h; h = h->next)
+			n += h->func != orcu__barrier_cb;
+		/* The forking thread's own chain goes on here: its rest, and
+		 * what it started (the callback that forked included) but has
+		 * not counted in n_done yet, which it will (invoke_chain()). */
+		if (s == orcu__tls.invoking_slot) {
+			for (struct orcu_head *h = rest; h; h = h->next)
 				n += h->func != orcu__barrier_cb;
-			/* The posting queues' counts stay: what they still
-			 * hold is what they published and no take took. */
-			for (struct orcu__postq *q = s->postqs; q; q = q->next)
-				n -= (long)orcu__load_relaxed(&q->taken);
-			orcu__store_relaxed(&s->n_done, 0);
-			orcu__store_relaxed(&s->n_posted, n);
+			n += orcu__tls.chain_unnoted;
 		}
+		/* The posting queues' counts stay: what they still hold is
+		 * what they published and no take took. */
+		for (struct orcu__postq *q = s->postqs; q; q = q->next)
+			n -= (long)orcu__load_relaxed(&q->taken);
+		orcu__store_relaxed(&s->n_done, 0);
+		orcu__store_relaxed(&s->n_posted, n);
 		if (s != orcu__tls.invoking_slot)
 			orcu__store_relaxed(&s->in_chain, 0);
 		orcu__event_reset(&s->drain);

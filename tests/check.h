@@ -81,7 +81,8 @@ int check_wait_child(pid_t pid, const char *what, double base_s);
 void check_child_ok(pid_t pid, const char *what, double base_s);
 
 /* The names (comm) of this process's threads that start with prefix, into
- * names[0..max); returns how many there are (possibly more than max). */
+ * names[0..max); returns how many there are (possibly more than max).
+ * Threads that have ended (a zombie thread-group leader) are not counted. */
 int check_thread_names(const char *prefix, char names[][32], int max);
 
 /* Fail the test (exit 3) if it is still running after base_s seconds

@@ -13,7 +13,8 @@ extern "C" {
 #endif
 
 /* Random delays of up to max_us microseconds at GP start/end, in the
- * leader's sleep path, in the barrier and in the enqueue path; 0 disables. */
+ * leader's sleep path, in the barrier, in the enqueue path and before a
+ * deferred barrier marker runs; 0 disables. */
 ORCU_API void orcu_debug_set_delays(unsigned int max_us);
 
 /* Count of library threads (orcu-gp, orcu-og/N, orcu-oc/N) alive right now. */

@@ -14,8 +14,29 @@ double check_timeout_s(double base)
 	return base * (mult > 0 ? mult : 1.0);
 }
 
+/* A thread that has ended but is still listed (a zombie thread-group
+ * leader stays in /proc/self/task until the process exits). */
+static int task_ended(const char *tid)
+{
+	char path[300], buf[512];
+	const char *state;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	state = strrchr(buf, ')');      /* "tid (comm) S ..." */
+	return state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
+}
+
 /* The names (comm) of this process's threads that start with prefix, into
- * names[0..max); returns how many there are (possibly more than max). */
+ * names[0..max); returns how many there are (possibly more than max).
+ * Threads that have ended are not counted. */
 int check_thread_names(const char *prefix, char names[][32], int max)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -34,7 +55,7 @@ int check_thread_names(const char *prefix, char names[][32], int max)
 		if (!f)
 			continue;
 		if (fgets(comm, sizeof(comm), f) &&
-		    strncmp(comm, prefix, strlen(prefix)) == 0) {
+		    strncmp(comm, prefix, strlen(prefix)) == 0 && !task_ended(e->d_name)) {
 			comm[strcspn(comm, "\n")] = '\0';
 			if (n < max)
 				snprintf(names[n], 32, "%s", comm);
