@@ -469,12 +469,10 @@ static void *gp_thread_main(void *arg)
 		orcu__event_wait(&req.wake, ticket, batch ? batch : -1);
 		orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 	}
-	/* Nobody joins a retired copy (a fork child's, point 1), nor reads
-	 * its clock: the child's thr.clock belongs to the GP thread it
-	 * starts itself. */
-	if (gp_thread_self == GP_THREAD_RETIRED)
-		pthread_detach(pthread_self());
-	else
+	/* Nobody reads a retired copy's clock (a fork child's, point 1;
+	 * os.c detaches it): the child's thr.clock belongs to the GP thread
+	 * it starts itself. */
+	if (gp_thread_self != GP_THREAD_RETIRED)
 		gp_thread_exit();
 	return NULL;
 }

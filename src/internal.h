@@ -221,6 +221,10 @@ ORCU__HIDDEN extern struct orcu__global orcu__g;
 struct orcu__tls {
 	int bound_cpu;        /* -1: follow the real CPU */
 	int library_thread;   /* 1 in orcu-* threads */
+	/* A fork child's copy of the library thread that forked (from a
+	 * callback or a stall handler): it finishes what it runs, then ends,
+	 * detached; the child starts threads of its own (lifecycle.c). */
+	int retired;
 	int library_slot;     /* the slot a follower/leader posts to */
 	struct orcu__slot *invoking_slot;  /* the slot whose chain this thread invokes */
 	/* Callbacks of that chain this thread started and has not counted in

@@ -132,6 +132,10 @@ static void fork_child(void)
 	 * or a stall handler), still runs here, and counts itself out when it
 	 * ends. */
 	orcu__store_relaxed(&orcu__g.threads_alive, orcu__tls.library_thread ? 1 : 0);
+	/* Its records now describe the threads the child will start: it
+	 * finishes what it runs and ends (leader_main(), follower_main(),
+	 * gp.c point 1). */
+	orcu__tls.retired = orcu__tls.library_thread;
 	orcu__store_relaxed(&orcu__g.started, 0);
 	orcu__store_relaxed(&orcu__g.stopping, 0);
 	orcu__store_relaxed(&orcu__g.degraded, 0);

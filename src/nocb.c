@@ -417,7 +417,9 @@ static void *leader_main(void *arg)
 	 * we read, and a forcer's stores are read under cb_lock or
 	 * orcu__g.lock, or re-checked after orcu__event_prepare() in
 	 * leader_sleep(), whose ticket pairs with the forcer's notify. */
-	while (!orcu__load_relaxed(&l->stop)) {
+	/* A fork child's copy (retired, lifecycle.c) ends: the child's own
+	 * leader for this group is another thread. */
+	while (!orcu__load_relaxed(&l->stop) && !orcu__tls.retired) {
 		orcu__xchg_relaxed(&l->force, 0);
 		uint64_t now = orcu__now_ns();
 		struct scan sc = { .timeout_ns = -1 };
@@ -477,7 +479,8 @@ static void *follower_main(void *arg)
 	uint32_t ticket;
 
 	orcu__tls.library_slot = s->cpu;
-	for (;;) {
+	/* A fork child's copy (retired, lifecycle.c) ends, as in leader_main(). */
+	while (!orcu__tls.retired) {
 		orcu__slot_lock(s);
 		if (orcu__load_relaxed(&s->follower_stop)) {
 			orcu__slot_unlock(s);

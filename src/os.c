@@ -235,6 +235,9 @@ void *orcu__spawn_trampoline(void *p)
 	orcu__fetch_add_relaxed(&orcu__g.threads_alive, 1);
 	sa.fn(sa.arg);
 	orcu__fetch_sub_relaxed(&orcu__g.threads_alive, 1);
+	/* Nobody joins a fork child's retired copy. */
+	if (orcu__tls.retired)
+		pthread_detach(pthread_self());
 	return NULL;
 }
 
