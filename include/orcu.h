@@ -500,6 +500,7 @@ ORCU_API extern ORCU__ATOMIC(unsigned long) orcu__gp_ctr;     /* phase | 1 */
 ORCU_API extern ORCU__ATOMIC(int) orcu__has_membarrier;       /* 0: full-fence readers */
 ORCU_API extern ORCU__ATOMIC(int) orcu__gp_wait;              /* 1: a GP sleeps on readers */
 ORCU_API void orcu__reader_wake_gp(void);
+ORCU_API void orcu__reader_left_gp(unsigned long ctr);
 ORCU_API void orcu__read_lock_slow(void);
 ORCU_API void orcu__read_unlock_slow(void);
 ORCU_API void orcu__qsbr_check_lock(void);
@@ -588,10 +589,11 @@ static inline void orcu_read_unlock(void)
 		 * (registry.c point 3). */
 		ORCU__STORE_RELEASE(&r->ctr, ORCU__MEMB_IDLE);
 		/* Store, then load: the GP's membarrier() after it sets
-		 * orcu__gp_wait orders the two (models/reader_wake.pml). */
+		 * orcu__gp_wait orders the two (models/reader_wake.pml).  Only
+		 * a section the GP waits for wakes it (its phase, in c). */
 		ORCU__SIGNAL_FENCE();
 		if (__builtin_expect(ORCU__LOAD_RELAXED(&orcu__gp_wait), 0))
-			orcu__reader_wake_gp();
+			orcu__reader_left_gp(c);
 	} else if (__builtin_expect((c & ORCU__NEST_MASK) > 1, 1)) {
 		ORCU__STORE_RELEASE(&r->ctr, c - 1);
 	} else {

@@ -252,7 +252,8 @@ struct orcu__counters {
 		enqueue_wakeups, adopted, qhimark_crossings, hurried_gps,
 		poster_waits, poster_overruns, lazy_flushes, stalls_reported,
 		gp_thread_cpu_ns, takeovers,
-		gp_wait_slices;   /* a GP's sleep on readers that ran out (registry.c) */
+		gp_wait_slices,   /* a GP's sleep on readers that ran out (registry.c) */
+		gp_wait_arms;     /* the reader wait armed its wake (and fenced) */
 };
 ORCU__HIDDEN extern struct orcu__counters orcu__cnt;
 #define orcu__count(field, n) orcu__fetch_add_relaxed(&orcu__cnt.field, (n))
