@@ -4,10 +4,31 @@
  * them, so that no module calls up.  orcu_init() and the lazy start
  * (configure on first use, start the threads, retry them when degraded);
  * registration, which starts the library first; the quiescent-point calls,
- * which run an inline slot's ready callbacks; synchronize, which
+ * which run an inline slot's ready callbacks and, with no library thread,
+ * serve what none can (the safe points); synchronize, which
  * configures it; and the CPU calls.  Calls config.c, registry.c, gp.c,
  * slot.c, cpu.c, nocb.c (the GP hook it installs) and os.c.  Called by
  * call.c, barrier.c and lifecycle.c for the lazy start and inline polls.
+ *
+ * Why work that no library thread can do still gets done (DESIGN 6).
+ *  1. With no leader and no GP thread, callbacks on slots nobody scans
+ *     (nocb.c point 6 raises unserved) wait for an application thread at
+ *     a safe point: orcu_quiescent_state(), orcu_thread_online(),
+ *     orcu_thread_offline() (so also where a qsbr caller of
+ *     orcu_synchronize() comes back online), never orcu_call(), whose
+ *     caller may hold a lock its callbacks take, nor a memb caller's
+ *     orcu_synchronize() (likewise: liburcu's and the kernel's never run
+ *     callbacks).  A safe point is a registered thread outside its
+ *     sections and callbacks, not a library thread, not the GP owner (a
+ *     stall handler): there callbacks may run and GPs may be waited for,
+ *     offline if qsbr, as the degraded mode in docs/API.md warns.  It
+ *     exchanges unserved to 0, fences, then retries the threads and
+ *     serves the slots nobody scans (slot.c); a requester publishes its
+ *     work (a callback), fences, then reads unserved, and raises it if it
+ *     reads 0.  One of the two sees the other, so the work is served now
+ *     or by a later safe point.  At most once per SAFE_POINT_GAP_NS in
+ *     the process; with nothing raised a safe point pays one load, and
+ *     nothing wakes by itself.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -117,8 +138,9 @@ int orcu__ensure_started(void)
 }
 
 /* A caller that needs threads (a poster on a slot without any, a waiting
- * barrier): start what orcu_shutdown() stopped, or, degraded, retry what
- * could not be created, at most once per ORCU__RETRY_NS. */
+ * barrier, a safe point): start what orcu_shutdown() stopped, or,
+ * degraded, retry what could not be created, at most once per
+ * ORCU__RETRY_NS. */
 void orcu__retry_threads(void)
 {
 	/* Order: none needed; orcu__ensure_started() decides again. */
@@ -134,6 +156,56 @@ void orcu__retry_threads(void)
 	if (orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))
 		start_locked();
 	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Safe points without library threads (point 1) */
+
+#define SAFE_POINT_GAP_NS (1000 * 1000ull)
+
+/* The next serve, not before: the thread that moves it serves. */
+static _Atomic uint64_t safe_point_next_ns;
+
+static void serve_unserved(void)
+{
+	bool was_online;
+
+	/* Not after orcu_shutdown() (or in a fork child): a stopped library
+	 * starts again when a call needs it, not at a quiescent point. */
+	if (orcu__load_relaxed(&orcu__g.started))
+		orcu__retry_threads();
+	was_online = orcu__qsbr_offline_for_wait();
+	/* Pairs with the release of adopter in orcu__nocb_spawn_slot() (a
+	 * leader now adopts them); the GP thread serves them itself. */
+	if (!orcu__gp_thread_running() && !orcu__load_acquire(&orcu__g.adopter))
+		orcu__slots_serve_unattached(true);
+	/* Back online as orcu_thread_online() is, without its inline poll:
+	 * the callbacks above ran online (slot.c orcu__slot_serve()). */
+	if (was_online)
+		orcu__qsbr_online();
+}
+
+void orcu__safe_point_slow(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+	uint64_t now, next;
+
+	if (r->kind == ORCU__KIND_NONE || r->in_callback || orcu__tls.gp_owning ||
+	    orcu__tls.library_thread || (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK))
+		return;
+	/* Relaxed: a rate limit that publishes nothing (serving is safe
+	 * concurrently: a barrier serves too). */
+	now = orcu__now_ns();
+	next = orcu__load_relaxed(&safe_point_next_ns);
+	if (now < next || !orcu__cas_relaxed(&safe_point_next_ns, &next, now + SAFE_POINT_GAP_NS))
+		return;
+	/* The fence pairs with the requester's fence between its work and
+	 * its read of unserved (orcu__nocb_orphan_posted()): work it left to
+	 * us is visible below. */
+	if (orcu__xchg_relaxed(&orcu__g.unserved, 0)) {
+		orcu__fence_seq_cst();
+		serve_unserved();
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -186,6 +258,7 @@ void orcu_quiescent_state(void)
 {
 	orcu__qsbr_quiescent_state();
 	orcu__inline_poll();
+	orcu__safe_point();
 }
 
 void orcu_thread_offline(void)
@@ -193,6 +266,7 @@ void orcu_thread_offline(void)
 	/* Ready inline callbacks run first, while a GP still waits for us:
 	 * once offline, a callback's own read-side section would not be. */
 	orcu__inline_poll();
+	orcu__safe_point();
 	orcu__qsbr_offline();
 }
 
@@ -200,6 +274,7 @@ void orcu_thread_online(void)
 {
 	orcu__qsbr_online();
 	orcu__inline_poll();
+	orcu__safe_point();
 }
 
 /* ------------------------------------------------------------------ */

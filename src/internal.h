@@ -208,6 +208,10 @@ struct orcu__global {
 	_Atomic int degraded;          /* a library thread could not be created: retry */
 	_Atomic uint64_t retry_after_ns; /* next spawn retry (degraded) */
 	_Atomic int orphans;           /* a callback was posted to a slot without threads */
+	/* No library thread serves some work (callbacks on slots without
+	 * threads): a poster raises it, a safe point takes it (entry.c
+	 * point 1). */
+	_Atomic int unserved;
 	struct orcu__leader *_Atomic adopter; /* a running leader that adopts orphans */
 	_Atomic int threads_alive;
 	_Atomic int leaders_alive;
@@ -395,6 +399,26 @@ void orcu__retry_threads(void);    /* degraded or stopped: start what is missing
 void orcu__ensure_init(void);      /* slots exist (no threads) */
 int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
 void orcu__inline_poll_slow(void);
+void orcu__safe_point_slow(void);
+
+/* Work no library thread serves (entry.c point 1), published by the
+ * caller and followed by a fence: leave it to a safe point.  Relaxed: the
+ * caller's fence and the safe point's, after its exchange, pair. */
+static inline void orcu__unserved_raise(void)
+{
+	if (!orcu__load_relaxed(&orcu__g.unserved))
+		orcu__store_relaxed(&orcu__g.unserved, 1);
+}
+
+/* An application thread's safe point (orcu_quiescent_state(),
+ * orcu_thread_online/offline()): when no library thread could serve
+ * them, it serves slots without threads (entry.c point 1).  One
+ * relaxed load of a word nobody writes while threads run. */
+static inline void orcu__safe_point(void)
+{
+	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.unserved)))
+		orcu__safe_point_slow();
+}
 /* An application thread at a quiescent point runs its inline slot's ready
  * callbacks (a batch).  Nothing to do while every slot is offloaded. */
 static inline void orcu__inline_poll(void)
