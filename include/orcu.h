@@ -302,7 +302,11 @@ ORCU_API unsigned long orcu_get_state(void);
 
 /*
  * orcu_start_poll - orcu_get_state(), and make sure that grace period
- * starts (without waiting for it).  Anywhere but a signal handler.
+ * starts (without waiting for it): the cookie completes with nobody
+ * calling anything but orcu_poll_state(), whether or not the GP thread
+ * could be created (a leader, or failing every library thread the next
+ * safe point of a registered thread, runs it), and after orcu_shutdown()
+ * (it starts orcu again).  Anywhere but a signal handler.
  */
 ORCU_API unsigned long orcu_start_poll(void);
 

@@ -208,9 +208,8 @@ struct orcu__global {
 	_Atomic int degraded;          /* a library thread could not be created: retry */
 	_Atomic uint64_t retry_after_ns; /* next spawn retry (degraded) */
 	_Atomic int orphans;           /* a callback was posted to a slot without threads */
-	/* No library thread serves some work (callbacks on slots without
-	 * threads): a poster raises it, a safe point takes it (entry.c
-	 * point 1). */
+	/* No library thread serves some work (orphans, a GP asked for): a
+	 * requester raises it, a safe point takes it (entry.c point 1). */
 	_Atomic int unserved;
 	struct orcu__leader *_Atomic adopter; /* a running leader that adopts orphans */
 	_Atomic int threads_alive;
@@ -363,7 +362,11 @@ int orcu_test_gp_busted(void) __attribute__((weak));
  * wait up to ORCU_GP_BATCH_US after the previous GP so one GP serves more
  * callbacks; NOW is for waiters; HURRY also expedites the reader wait. */
 enum orcu__gp_how { ORCU__GP_BATCH, ORCU__GP_NOW, ORCU__GP_HURRY };
-void orcu__gp_request(unsigned long target, enum orcu__gp_how how);
+/* False if no GP thread runs to serve it (gp.c point 6). */
+bool orcu__gp_request(unsigned long target, enum orcu__gp_how how);
+/* Drive GPs up to every target asked for, on this thread (gp.c point 6);
+ * true if there was one.  The caller may block. */
+bool orcu__gp_run_requested(void);
 /* Run GPs on the calling thread (or wait for the thread running one)
  * until gp_seq reaches target.  The caller may block. */
 void orcu__gp_drive(unsigned long target, bool hurry);
@@ -412,8 +415,8 @@ static inline void orcu__unserved_raise(void)
 
 /* An application thread's safe point (orcu_quiescent_state(),
  * orcu_thread_online/offline()): when no library thread could serve
- * them, it serves slots without threads (entry.c point 1).  One
- * relaxed load of a word nobody writes while threads run. */
+ * them, it serves slots without threads and the GPs asked for (entry.c
+ * point 1).  One relaxed load of a word nobody writes while threads run. */
 static inline void orcu__safe_point(void)
 {
 	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.unserved)))

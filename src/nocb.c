@@ -43,7 +43,10 @@
  *     own; with no leader at all the GP thread serves such slots, and
  *     with no library thread at all, the poster raises orcu__g.unserved
  *     and application threads serve them at their safe points (entry.c
- *     point 1), as do the threads that wait (barrier.c).
+ *     point 1), as do the threads that wait (barrier.c).  With no GP
+ *     thread, leaders run GPs themselves: those their callbacks need, and
+ *     those asked for by orcu_start_poll(), which forces a wake of the
+ *     adopter for them (gp.c point 6, entry.c point 2).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -460,6 +463,12 @@ static void *leader_main(void *arg)
 			leader_wait_gp(l, &sc);
 			continue;
 		}
+		/* Point 6: GPs asked for while no GP thread runs.  A requester
+		 * raised its target, fenced, then forced our wake: taking
+		 * `force` above, then the fence in orcu__gp_run_requested(),
+		 * we see the target. */
+		if (!orcu__gp_thread_running() && orcu__gp_run_requested())
+			continue;
 		leader_sleep(l, sc.timeout_ns);
 	}
 	return NULL;
