@@ -36,6 +36,9 @@
  *     raised before it.  Still none: it forces a wake of the adopter (a
  *     running leader), which runs the GPs asked for itself (nocb.c point
  *     6).  No leader either: it raises orcu__g.unserved for point 1.
+ *  3. A GP asked for while orcu_shutdown() stops the GP thread, and missed
+ *     by it, is run by the shutdown (gp.c point 6); after the shutdown,
+ *     orcu_start_poll() starts the library again (point 2).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -150,7 +153,8 @@ int orcu__ensure_started(void)
  * per ORCU__RETRY_NS. */
 void orcu__retry_threads(void)
 {
-	/* Order: none needed; orcu__ensure_started() decides again. */
+	/* Order: none needed; orcu__ensure_started() decides again.  (For
+	 * orcu_start_poll() this load comes after a fence: point 2.) */
 	if (!orcu__load_relaxed(&orcu__g.started)) {
 		orcu__ensure_started();
 		return;
@@ -172,6 +176,18 @@ void orcu__retry_threads(void)
 
 /* The next serve, not before: the thread that moves it serves. */
 static _Atomic uint64_t safe_point_next_ns;
+
+/* GPs asked for that no GP thread will run (gp.c point 6): run them on
+ * the caller, offline meanwhile if it is an online qsbr reader.  The
+ * caller is not in a read-side section or a callback. */
+void orcu__run_requested_gps(void)
+{
+	bool was_online = orcu__qsbr_offline_for_wait();
+
+	orcu__gp_run_requested();
+	if (was_online)
+		orcu__qsbr_online();
+}
 
 static void serve_unserved(void)
 {
@@ -223,7 +239,10 @@ static void gp_request_unserved(void)
 {
 	struct orcu__leader *l;
 
-	/* A GP thread started here serves every target raised before it. */
+	/* A GP thread started here serves every target raised before it.
+	 * Its first load, of `started`, follows orcu__gp_request()'s fence:
+	 * an orcu_shutdown() that has not cleared it yet runs our target
+	 * (gp.c point 6). */
 	orcu__retry_threads();
 	if (orcu__gp_thread_running())
 		return;

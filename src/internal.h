@@ -403,6 +403,7 @@ void orcu__ensure_init(void);      /* slots exist (no threads) */
 int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
 void orcu__inline_poll_slow(void);
 void orcu__safe_point_slow(void);
+void orcu__run_requested_gps(void);  /* gp.c point 6, on the caller (orcu_shutdown) */
 
 /* Work no library thread serves (entry.c point 1), published by the
  * caller and followed by a fence: leave it to a safe point.  Relaxed: the
