@@ -181,7 +181,10 @@ ORCU_API void orcu_unregister_thread(void);   /* also automatic at thread exit *
  * slot it may also run a few ready callbacks here.  On a memb thread it
  * only does the latter; on an unregistered thread it aborts with a
  * one-line message, as it does inside a memb section (debug builds).  Not
- * in a signal handler.
+ * in a signal handler.  When no library thread could be created at all,
+ * it is a safe point: it may run a grace period and callbacks that no
+ * thread serves (docs/API.md, "Degraded mode"), as may
+ * orcu_thread_offline() and orcu_thread_online().
  */
 ORCU_API void orcu_quiescent_state(void);
 
@@ -302,7 +305,11 @@ ORCU_API unsigned long orcu_get_state(void);
 
 /*
  * orcu_start_poll - orcu_get_state(), and make sure that grace period
- * starts (without waiting for it).  Anywhere but a signal handler.
+ * starts (without waiting for it): the cookie completes with nobody
+ * calling anything but orcu_poll_state(), whether or not the GP thread
+ * could be created (a leader, or failing every library thread the next
+ * safe point of a registered thread, runs it), and after orcu_shutdown()
+ * (it starts orcu again).  Anywhere but a signal handler.
  */
 ORCU_API unsigned long orcu_start_poll(void);
 
@@ -329,8 +336,8 @@ ORCU_API void orcu_cond_synchronize(unsigned long cookie);
  * the field and the text; nothing is applied); -EBUSY if orcu is already
  * initialised (by an earlier orcu_init or by any earlier orcu call);
  * -EAGAIN if a library thread could not be created: orcu works, degraded
- * (grace periods run on callers, callbacks are served by other threads),
- * and retries later.  Not in a reader section, callback or signal handler.
+ * (grace periods run on callers, callbacks are served by other threads or,
+ * with none, at application threads' safe points), and retries later.  Not in a reader section, callback or signal handler.
  */
 ORCU_API int orcu_init(const struct orcu_config *cfg);
 

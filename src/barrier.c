@@ -171,7 +171,7 @@ static void barrier_help(void)
 	adopted = adopt_orphans();
 	pthread_mutex_unlock(&orcu__g.lock);
 	if (!adopted)
-		orcu__slots_serve_unattached();
+		orcu__slots_serve_unattached(false);
 }
 
 int orcu__barrier_timed(int64_t deadline_ns)

@@ -4,10 +4,41 @@
  * them, so that no module calls up.  orcu_init() and the lazy start
  * (configure on first use, start the threads, retry them when degraded);
  * registration, which starts the library first; the quiescent-point calls,
- * which run an inline slot's ready callbacks; synchronize, which
+ * which run an inline slot's ready callbacks and, with no library thread,
+ * serve what none can (the safe points); synchronize, which
  * configures it; and the CPU calls.  Calls config.c, registry.c, gp.c,
  * slot.c, cpu.c, nocb.c (the GP hook it installs) and os.c.  Called by
  * call.c, barrier.c and lifecycle.c for the lazy start and inline polls.
+ *
+ * Why work that no library thread can do still gets done (DESIGN 6).
+ *  1. With no leader and no GP thread, callbacks on slots nobody scans
+ *     (nocb.c point 6 raises unserved) and GPs asked for (point 2) wait
+ *     for an application thread at a safe point: orcu_quiescent_state(),
+ *     orcu_thread_online(), orcu_thread_offline() (so also where a qsbr
+ *     caller of orcu_synchronize() comes back online), never orcu_call(),
+ *     whose caller may hold a lock its callbacks take, nor a memb
+ *     caller's orcu_synchronize() (likewise: liburcu's and the kernel's
+ *     never run callbacks).  A safe point is a registered thread outside
+ *     its sections and callbacks, not a library thread, not the GP owner
+ *     (a stall handler): there callbacks may run and GPs may be waited
+ *     for, offline if qsbr, as the degraded mode in docs/API.md warns.
+ *     It exchanges unserved to 0, fences, then retries the threads, runs
+ *     the GPs asked for and serves the slots nobody scans (slot.c); a
+ *     requester publishes its work (a callback, a target), fences, then
+ *     reads unserved, and raises it if it reads 0.  One of the two sees
+ *     the other, so the work is served now or by a later safe point.  At
+ *     most once per SAFE_POINT_GAP_NS in the process; with nothing raised
+ *     a safe point pays one load, and nothing wakes by itself.
+ *  2. orcu_start_poll() asks for a GP and does not wait for it.  When no
+ *     GP thread runs (gp.c point 6) it has the threads retried (started
+ *     again after orcu_shutdown(), or recreated at most once per
+ *     ORCU__RETRY_NS when degraded); a new GP thread serves every target
+ *     raised before it.  Still none: it forces a wake of the adopter (a
+ *     running leader), which runs the GPs asked for itself (nocb.c point
+ *     6).  No leader either: it raises orcu__g.unserved for point 1.
+ *  3. A GP asked for while orcu_shutdown() stops the GP thread, and missed
+ *     by it, is run by the shutdown (gp.c point 6); after the shutdown,
+ *     orcu_start_poll() starts the library again (point 2).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -117,11 +148,13 @@ int orcu__ensure_started(void)
 }
 
 /* A caller that needs threads (a poster on a slot without any, a waiting
- * barrier): start what orcu_shutdown() stopped, or, degraded, retry what
- * could not be created, at most once per ORCU__RETRY_NS. */
+ * barrier, orcu_start_poll(), a safe point): start what orcu_shutdown()
+ * stopped, or, degraded, retry what could not be created, at most once
+ * per ORCU__RETRY_NS. */
 void orcu__retry_threads(void)
 {
-	/* Order: none needed; orcu__ensure_started() decides again. */
+	/* Order: none needed; orcu__ensure_started() decides again.  (For
+	 * orcu_start_poll() this load comes after a fence: point 2.) */
 	if (!orcu__load_relaxed(&orcu__g.started)) {
 		orcu__ensure_started();
 		return;
@@ -134,6 +167,93 @@ void orcu__retry_threads(void)
 	if (orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))
 		start_locked();
 	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Safe points without library threads (point 1) */
+
+#define SAFE_POINT_GAP_NS (1000 * 1000ull)
+
+/* The next serve, not before: the thread that moves it serves. */
+static _Atomic uint64_t safe_point_next_ns;
+
+/* GPs asked for that no GP thread will run (gp.c point 6): run them on
+ * the caller, offline meanwhile if it is an online qsbr reader.  The
+ * caller is not in a read-side section or a callback. */
+void orcu__run_requested_gps(void)
+{
+	bool was_online = orcu__qsbr_offline_for_wait();
+
+	orcu__gp_run_requested();
+	if (was_online)
+		orcu__qsbr_online();
+}
+
+static void serve_unserved(void)
+{
+	bool was_online;
+
+	/* Not after orcu_shutdown() (or in a fork child): a stopped library
+	 * starts again when a call needs it, not at a quiescent point. */
+	if (orcu__load_relaxed(&orcu__g.started))
+		orcu__retry_threads();
+	was_online = orcu__qsbr_offline_for_wait();
+	if (!orcu__gp_thread_running()) {
+		orcu__gp_run_requested();
+		/* Pairs with the release of adopter in orcu__nocb_spawn_slot()
+		 * (a leader now adopts them). */
+		if (!orcu__load_acquire(&orcu__g.adopter))
+			orcu__slots_serve_unattached(true);
+	}
+	/* Back online as orcu_thread_online() is, without its inline poll:
+	 * the callbacks above ran online (slot.c orcu__slot_serve()). */
+	if (was_online)
+		orcu__qsbr_online();
+}
+
+void orcu__safe_point_slow(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+	uint64_t now, next;
+
+	if (r->kind == ORCU__KIND_NONE || r->in_callback || orcu__tls.gp_owning ||
+	    orcu__tls.library_thread || (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK))
+		return;
+	/* Relaxed: a rate limit that publishes nothing (serving is safe
+	 * concurrently: a barrier serves too). */
+	now = orcu__now_ns();
+	next = orcu__load_relaxed(&safe_point_next_ns);
+	if (now < next || !orcu__cas_relaxed(&safe_point_next_ns, &next, now + SAFE_POINT_GAP_NS))
+		return;
+	/* The fence pairs with the requester's fence between its work and
+	 * its read of unserved (orcu__nocb_orphan_posted(), orcu__gp_request()
+	 * via orcu_start_poll()): work it left to us is visible below. */
+	if (orcu__xchg_relaxed(&orcu__g.unserved, 0)) {
+		orcu__fence_seq_cst();
+		serve_unserved();
+	}
+}
+
+/* Point 2: the GP just asked for has no GP thread to run it. */
+static void gp_request_unserved(void)
+{
+	struct orcu__leader *l;
+
+	/* A GP thread started here serves every target raised before it.
+	 * Its first load, of `started`, follows orcu__gp_request()'s fence:
+	 * an orcu_shutdown() that has not cleared it yet runs our target
+	 * (gp.c point 6). */
+	orcu__retry_threads();
+	if (orcu__gp_thread_running())
+		return;
+	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(): its
+	 * record is set up.  The forced wake's fence orders our target
+	 * before `force` (the leader reads it after taking `force`). */
+	l = orcu__load_acquire(&orcu__g.adopter);
+	if (l)
+		orcu__nocb_wake_leader(l, true);
+	else
+		orcu__unserved_raise();
 }
 
 /* ------------------------------------------------------------------ */
@@ -186,6 +306,7 @@ void orcu_quiescent_state(void)
 {
 	orcu__qsbr_quiescent_state();
 	orcu__inline_poll();
+	orcu__safe_point();
 }
 
 void orcu_thread_offline(void)
@@ -193,6 +314,7 @@ void orcu_thread_offline(void)
 	/* Ready inline callbacks run first, while a GP still waits for us:
 	 * once offline, a callback's own read-side section would not be. */
 	orcu__inline_poll();
+	orcu__safe_point();
 	orcu__qsbr_offline();
 }
 
@@ -200,6 +322,7 @@ void orcu_thread_online(void)
 {
 	orcu__qsbr_online();
 	orcu__inline_poll();
+	orcu__safe_point();
 }
 
 /* ------------------------------------------------------------------ */
@@ -233,7 +356,8 @@ unsigned long orcu_start_poll(void)
 	unsigned long cookie = orcu__gp_snap();
 
 	orcu__ensure_started();
-	orcu__gp_request(cookie, ORCU__GP_NOW);
+	if (!orcu__gp_request(cookie, ORCU__GP_NOW))
+		gp_request_unserved();
 	return cookie;
 }
 

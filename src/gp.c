@@ -43,6 +43,16 @@
  *     few atomics and no hand-off.  The owner starts its GPs with a swap
  *     as well, so the two never overwrite each other; while gp_seq is odd
  *     only the owner writes it.
+ *  6. A request that does not wait (orcu_start_poll()) is not left to a
+ *     GP thread that does not run: orcu__gp_request() raises gp_needed,
+ *     fences, then reads whether the thread runs, and says so.  When it
+ *     does not (never created, or stopped by orcu_shutdown()), the
+ *     requester has another thread run the GP (entry.c point 2):
+ *     orcu__gp_run_requested() fences, then reads gp_needed, and drives
+ *     GPs up to it.  orcu_shutdown() calls it after it cleared `running`
+ *     (and `started`): of the requester's store -> fence -> load and
+ *     shutdown's, one sees the other, so a request the stopping thread
+ *     missed is run by the shutdown, or its requester saw the thread gone.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -133,7 +143,9 @@ static void raise_target(_Atomic unsigned long *needed, unsigned long target)
 		;
 }
 
-void orcu__gp_request(unsigned long target, enum orcu__gp_how how)
+/* True if the GP is done or the GP thread runs to serve the request;
+ * false if no GP thread runs (point 6: the caller has it served). */
+bool orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 {
 	raise_target(&req.needed, target);
 	if (how != ORCU__GP_BATCH)
@@ -143,8 +155,36 @@ void orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 	/* Relaxed: only whether to wake; whoever acts on the GP's end reads
 	 * gp_seq again with acquire. */
 	if (orcu__seq_done(orcu__load_relaxed(&orcu__gp_seq), target))
-		return;
+		return true;
 	wake_gp_thread(how == ORCU__GP_BATCH);
+	/* Relaxed, after wake_gp_thread()'s fence: pairs with the fence in
+	 * orcu__gp_run_requested() that orcu_shutdown() makes after it
+	 * cleared `running` (point 6). */
+	return orcu__load_relaxed(&thr.running) != 0;
+}
+
+/*
+ * Point 6: run the GPs asked for (gp_needed) on this thread, when no GP
+ * thread serves them: a leader, an application thread at a safe point,
+ * orcu_shutdown() once the GP thread is gone.  True if gp_seq was behind.
+ * The caller may block (orcu__gp_drive()): it is not in a read-side
+ * section or a callback, and is offline if qsbr.
+ */
+bool orcu__gp_run_requested(void)
+{
+	unsigned long need;
+
+	/* Pairs with the fence of wake_gp_thread() that a requester makes
+	 * between raising gp_needed and reading `running` and `started`
+	 * (orcu__gp_request(), entry.c): this fence comes after our caller
+	 * cleared them (orcu_shutdown()), or after a safe point's exchange
+	 * of orcu__g.unserved (entry.c). */
+	orcu__fence_seq_cst();
+	need = orcu__load_relaxed(&req.needed);
+	if (!orcu__seq_lt(orcu__load_relaxed(&orcu__gp_seq), need))
+		return false;
+	orcu__gp_drive(need, false);
+	return true;
 }
 
 /* Wake the GP waiters after the caller's seq_cst store (or swap) of

@@ -208,6 +208,9 @@ struct orcu__global {
 	_Atomic int degraded;          /* a library thread could not be created: retry */
 	_Atomic uint64_t retry_after_ns; /* next spawn retry (degraded) */
 	_Atomic int orphans;           /* a callback was posted to a slot without threads */
+	/* No library thread serves some work (orphans, a GP asked for): a
+	 * requester raises it, a safe point takes it (entry.c point 1). */
+	_Atomic int unserved;
 	struct orcu__leader *_Atomic adopter; /* a running leader that adopts orphans */
 	_Atomic int threads_alive;
 	_Atomic int leaders_alive;
@@ -370,7 +373,11 @@ int orcu_test_gp_busted(void) __attribute__((weak));
  * wait up to ORCU_GP_BATCH_US after the previous GP so one GP serves more
  * callbacks; NOW is for waiters; HURRY also expedites the reader wait. */
 enum orcu__gp_how { ORCU__GP_BATCH, ORCU__GP_NOW, ORCU__GP_HURRY };
-void orcu__gp_request(unsigned long target, enum orcu__gp_how how);
+/* False if no GP thread runs to serve it (gp.c point 6). */
+bool orcu__gp_request(unsigned long target, enum orcu__gp_how how);
+/* Drive GPs up to every target asked for, on this thread (gp.c point 6);
+ * true if there was one.  The caller may block. */
+bool orcu__gp_run_requested(void);
 /* Run GPs on the calling thread (or wait for the thread running one)
  * until gp_seq reaches target.  The caller may block. */
 void orcu__gp_drive(unsigned long target, bool hurry);
@@ -406,6 +413,27 @@ void orcu__retry_threads(void);    /* degraded or stopped: start what is missing
 void orcu__ensure_init(void);      /* slots exist (no threads) */
 int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
 void orcu__inline_poll_slow(void);
+void orcu__safe_point_slow(void);
+void orcu__run_requested_gps(void);  /* gp.c point 6, on the caller (orcu_shutdown) */
+
+/* Work no library thread serves (entry.c point 1), published by the
+ * caller and followed by a fence: leave it to a safe point.  Relaxed: the
+ * caller's fence and the safe point's, after its exchange, pair. */
+static inline void orcu__unserved_raise(void)
+{
+	if (!orcu__load_relaxed(&orcu__g.unserved))
+		orcu__store_relaxed(&orcu__g.unserved, 1);
+}
+
+/* An application thread's safe point (orcu_quiescent_state(),
+ * orcu_thread_online/offline()): when no library thread could serve
+ * them, it serves slots without threads and the GPs asked for (entry.c
+ * point 1).  One relaxed load of a word nobody writes while threads run. */
+static inline void orcu__safe_point(void)
+{
+	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.unserved)))
+		orcu__safe_point_slow();
+}
 /* An application thread at a quiescent point runs its inline slot's ready
  * callbacks (a batch).  Nothing to do while every slot is offloaded. */
 static inline void orcu__inline_poll(void)

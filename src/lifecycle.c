@@ -51,6 +51,9 @@ static int stop_all(void)
 	orcu__store_relaxed(&orcu__g.degraded, 0);
 	orcu__store_relaxed(&orcu__g.stopping, 0);
 	pthread_mutex_unlock(&orcu__g.lock);
+	/* A GP asked for (orcu_start_poll()) that the GP thread missed as it
+	 * stopped: nobody else will run it (gp.c point 6). */
+	orcu__run_requested_gps();
 	return 0;
 }
 

@@ -41,7 +41,12 @@
  *     callback posted to a slot nobody scans raises `orphans` and wakes
  *     the adopter (any running leader), which moves it to a slot of its
  *     own; with no leader at all the GP thread serves such slots, and
- *     with no library thread at all, the threads that wait (barrier.c).
+ *     with no library thread at all, the poster raises orcu__g.unserved
+ *     and application threads serve them at their safe points (entry.c
+ *     point 1), as do the threads that wait (barrier.c).  With no GP
+ *     thread, leaders run GPs themselves: those their callbacks need, and
+ *     those asked for by orcu_start_poll(), which forces a wake of the
+ *     adopter for them (gp.c point 6, entry.c point 2).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -92,6 +97,11 @@ bool orcu__nocb_orphan_posted(void)
 	/* No leader runs: the GP thread serves orphans (serve_orphans()). */
 	if (first)
 		orcu__gp_kick();
+	/* Nor a GP thread: the safe points do.  The fence above orders our
+	 * callback before this load and the one of unserved (entry.c point
+	 * 1); a GP thread created after it reads orphans first. */
+	if (!orcu__gp_thread_running())
+		orcu__unserved_raise();
 	return false;
 }
 
@@ -193,7 +203,7 @@ static void serve_orphans(void)
 	if (orcu__load_acquire(&orcu__g.adopter) ||
 	    !orcu__xchg_seq_cst(&orcu__g.orphans, 0))
 		return;
-	orcu__slots_serve_unattached();
+	orcu__slots_serve_unattached(false);
 }
 
 void orcu__nocb_gp_event(enum orcu__gp_event ev, unsigned long seq)
@@ -455,6 +465,12 @@ static void *leader_main(void *arg)
 			leader_wait_gp(l, &sc);
 			continue;
 		}
+		/* Point 6: GPs asked for while no GP thread runs.  A requester
+		 * raised its target, fenced, then forced our wake: taking
+		 * `force` above, then the fence in orcu__gp_run_requested(),
+		 * we see the target. */
+		if (!orcu__gp_thread_running() && orcu__gp_run_requested())
+			continue;
 		leader_sleep(l, sc.timeout_ns);
 	}
 	return NULL;

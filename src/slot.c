@@ -764,15 +764,20 @@ void orcu__slot_serve(struct orcu__slot *s)
 }
 
 /* Serve every slot that no leader scans (the GP thread when no leader
- * runs, a waiting barrier when no thread runs at all). */
-void orcu__slots_serve_unattached(void)
+ * runs, a waiting barrier or a safe point when no thread runs at all).
+ * only_pending skips slots with no callback counted (a safe point, which
+ * waits for no marker: a barrier's marker moved to a slot is not counted
+ * there, so a barrier serves every slot). */
+void orcu__slots_serve_unattached(bool only_pending)
 {
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
 		/* Order: none needed (orcu__slot_attach()); serving a slot
-		 * takes its cb_lock. */
-		if (!orcu__load_relaxed(&s->attached))
+		 * takes its cb_lock.  A callback counted after the pending
+		 * read raises its own request (nocb.c point 6). */
+		if (!orcu__load_relaxed(&s->attached) &&
+		    (!only_pending || orcu__slot_pending(s) > 0))
 			orcu__slot_serve(s);
 	}
 }

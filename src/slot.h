@@ -250,7 +250,7 @@ long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
 long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
 bool orcu__slot_safe_to_invoke_here(void);
 void orcu__slot_serve(struct orcu__slot *s);
-void orcu__slots_serve_unattached(void);
+void orcu__slots_serve_unattached(bool only_pending);
 bool orcu__slot_needs_threads(struct orcu__slot *s);
 /* fork (lifecycle): every cb_lock, in slot order, and back */
 void orcu__slots_lock_all(void);
