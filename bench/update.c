@@ -250,7 +250,10 @@ static struct upoint update_run(const struct ulib *l, enum umode mode, int nr, i
 int scen_update(void)
 {
 	int rcounts[2] = { 1, opt.nproc > 1 ? opt.nproc : 2 };
-	int reps = opt.reps, ms = opt.ms;
+	/* Busy readers, an updater and library threads share the CPUs, so a
+	 * run's figures swing with the scheduler (+-30% at 5 runs of 200 ms):
+	 * at least 9 runs of 400 ms each, for medians that hold still. */
+	int reps = opt.reps > 9 ? opt.reps : 9, ms = opt.ms > 400 ? opt.ms : 400;
 	struct jdoc *d = jdoc_new("update");
 	FILE *md = out_open("update.md");
 	/* [mode][lib][readers][rep] */
