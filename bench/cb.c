@@ -80,16 +80,6 @@ static void check_sizes(void)
 #define ENQ_BATCH 8192   /* under orcu's default ORCU_QHIMARK (10000) */
 #define ENQ_MIN_RUNS 10  /* the target is on the worst of these */
 
-/* The poster's CPU time: syscalls it makes count, being preempted by
- * other work on this shared machine does not. */
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void post_batch(enum lib l, struct cbobj *objs, int n)
 {
 	if (l == LIB_ORCU) {
@@ -126,10 +116,10 @@ static void *enq_main(void *p)
 	post_batch(a->lib, objs, ENQ_BATCH);
 	lib_barrier(a->lib);
 	for (int b = 0; b < a->batches; b++) {
-		uint64_t t0 = cpu_ns();
+		uint64_t t0 = thread_cpu_ns();
 
 		post_batch(a->lib, objs, ENQ_BATCH);
-		total += cpu_ns() - t0;
+		total += thread_cpu_ns() - t0;
 		lib_barrier(a->lib);   /* untimed: heads are reused */
 	}
 	a->ns = (double)total / ((double)ENQ_BATCH * a->batches);

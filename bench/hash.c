@@ -82,14 +82,6 @@ struct hreader {
 	long sink;
 };
 
-static uint64_t hthread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int h_orcu_qsbr;
 
 static void hregister(void)
@@ -106,7 +98,7 @@ static void *hreader_main(void *p)
 {
 	struct hreader *r = p;
 	struct cds_lfht_iter it;
-	uint64_t n = 0, c0 = hthread_cpu_ns();
+	uint64_t n = 0, c0 = thread_cpu_ns();
 	long sum = 0;
 
 	hregister();
@@ -130,7 +122,7 @@ static void *hreader_main(void *p)
 		fl->thread_offline();
 	fl->unregister_thread();
 	r->lookups = n;
-	r->cpu_ns = hthread_cpu_ns() - c0;
+	r->cpu_ns = thread_cpu_ns() - c0;
 	r->sink = sum;
 	return NULL;
 }
@@ -171,7 +163,7 @@ static void *hupdater_main(void *p)
 {
 	struct hupdater *u = p;
 	unsigned long seed = 88172645463325252UL;
-	uint64_t n = 0, c0 = hthread_cpu_ns();
+	uint64_t n = 0, c0 = thread_cpu_ns();
 
 	hregister();
 	while (!atomic_load_explicit(&h_stop, memory_order_relaxed)) {
@@ -183,7 +175,7 @@ static void *hupdater_main(void *p)
 		fl->thread_offline();
 	fl->unregister_thread();
 	u->updates = n;
-	u->cpu_ns = hthread_cpu_ns() - c0;
+	u->cpu_ns = thread_cpu_ns() - c0;
 	return NULL;
 }
 

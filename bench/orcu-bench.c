@@ -178,14 +178,6 @@ struct rthread {
 	long sink;
 };
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The reader's own CPU time, not wall time: on a shared 2-CPU machine a
  * reader preempted by someone else's work would otherwise be charged for
  * it.  Cache-line traffic caused by an updater still shows. */

@@ -79,13 +79,14 @@ static void peer_retire_cb(void *mem)
 
 /* Unlike the read scenario's readers (charged their own CPU time), these
  * count reads per second of wall time: an update side that takes CPUs
- * away from busy readers must show up in their figure. */
+ * away from busy readers must show up in their figure.  Their CPU time is
+ * kept too, to tell a slower read side from a reader that ran less. */
 struct ureader {
 	pthread_t tid;
 	read_loop_fn loop;
 	const _Atomic int *stop;
 	_Atomic int started;
-	uint64_t n, t0, t1;
+	uint64_t n, t0, t1, cpu_ns;
 };
 
 static void *ureader_main(void *p)
@@ -95,7 +96,9 @@ static void *ureader_main(void *p)
 
 	atomic_store(&r->started, 1);
 	r->t0 = now_ns();
+	r->cpu_ns = thread_cpu_ns();
 	r->n = r->loop(r->stop, &sum);
+	r->cpu_ns = thread_cpu_ns() - r->cpu_ns;
 	r->t1 = now_ns();
 	/* Every object a reader can legally see has val 1. */
 	if ((uint64_t)sum != r->n)
@@ -191,7 +194,9 @@ static void *uupdater_main(void *p)
 }
 
 struct upoint {
-	double writes_s, reads_s, gp_us_per_write;
+	/* reads_cpu: reads per second of reader CPU time, readers summed;
+	 * rd_cpu: the readers' CPU time over wall time (2.0 = two CPUs). */
+	double writes_s, reads_s, gp_us_per_write, reads_cpu, rd_cpu;
 };
 
 /* One run: nr readers and the updater together for ms, then every
@@ -202,7 +207,7 @@ static struct upoint update_run(const struct ulib *l, enum umode mode, int nr, i
 	struct uupdater u = { 0 };
 	_Atomic int stop = 0, ustop = 0;
 	struct orcu_stats s0, s1;
-	struct upoint pt = { 0, 0, 0 };
+	struct upoint pt = { 0, 0, 0, 0, 0 };
 
 	orcu_get_stats(&s0);
 	for (int i = 0; i < nr; i++) {
@@ -230,6 +235,9 @@ static struct upoint update_run(const struct ulib *l, enum umode mode, int nr, i
 	for (int i = 0; i < nr; i++) {
 		pthread_join(r[i].tid, NULL);
 		pt.reads_s += (double)r[i].n * 1e9 / (double)(r[i].t1 - r[i].t0);
+		if (r[i].cpu_ns)
+			pt.reads_cpu += (double)r[i].n * 1e9 / (double)r[i].cpu_ns;
+		pt.rd_cpu += (double)r[i].cpu_ns / (double)(r[i].t1 - r[i].t0);
 	}
 	pt.writes_s = (double)u.n * 1e9 / (double)(u.t1 - u.t0);
 	orcu_get_stats(&s1);
@@ -258,8 +266,10 @@ int scen_update(void)
 	FILE *md = out_open("update.md");
 	/* [mode][lib][readers][rep] */
 	static double w[2][NULIB][2][64], rd[2][NULIB][2][64], gpc[2][NULIB][2][64];
+	static double rc[2][NULIB][2][64], ru[2][NULIB][2][64];
 	struct summ sw[2][NULIB][2], sr[2][NULIB][2], sg[2][NULIB][2];
-	char meas[240], tgt[160];
+	struct summ src[2][NULIB][2], sru[2][NULIB][2];
+	char meas[320], tgt[160];
 
 	/* Our objects carry room for a head: publish one before any run, and
 	 * use every library once outside the measured runs. */
@@ -283,6 +293,8 @@ int scen_update(void)
 					w[m][l][ri][k] = pt.writes_s;
 					rd[m][l][ri][k] = pt.reads_s;
 					gpc[m][l][ri][k] = pt.gp_us_per_write;
+					rc[m][l][ri][k] = pt.reads_cpu;
+					ru[m][l][ri][k] = pt.rd_cpu;
 				}
 	for (int m = 0; m < 2; m++)
 		for (int l = 0; l < NULIB; l++)
@@ -290,12 +302,14 @@ int scen_update(void)
 				sw[m][l][ri] = summarize(w[m][l][ri], reps);
 				sr[m][l][ri] = summarize(rd[m][l][ri], reps);
 				sg[m][l][ri] = summarize(gpc[m][l][ri], reps);
+				src[m][l][ri] = summarize(rc[m][l][ri], reps);
+				sru[m][l][ri] = summarize(ru[m][l][ri], reps);
 			}
 	printf("== update: 1 updater flat out (replace, wait or post, free) with N busy readers; "
 	       "median of %d runs of %d ms ==\n", reps, ms);
-	printf("%-12s %-5s %-7s %22s %22s %7s %20s %20s %7s %9s\n", "mode", "flav", "readers",
-	       "orcu writes/s", "liburcu writes/s", "ratio", "orcu reads/s (M)",
-	       "liburcu reads/s (M)", "ratio", "GP us/wr");
+	printf("%-12s %-5s %-7s %22s %22s %7s %20s %20s %7s %11s %9s %9s\n", "mode", "flav",
+	       "readers", "orcu writes/s", "liburcu writes/s", "ratio", "orcu reads/s (M)",
+	       "liburcu reads/s (M)", "ratio", "rd CPUs o/u", "rd/CPU-s", "GP us/wr");
 	fprintf(md, "## update: writes/s and reads/s, one updater and N busy readers\n\n"
 		"Modelled on liburcu's test_urcu: N readers dereference the published object "
 		"flat out (qsbr: a quiescent state every %d reads) while one updater replaces it "
@@ -305,10 +319,14 @@ int scen_update(void)
 		"state after each write). Retired objects are poisoned before they are freed; "
 		"readers that saw one: %ld. The libraries take turns run by run. Median of %d "
 		"runs of %d ms [min-max]; writes/s and reads/s (all readers, millions) over wall "
-		"time; GP us/write = orcu GP-thread CPU time per write.\n\n"
+		"time; reader CPUs = the readers' CPU time over wall time, orcu / liburcu (the "
+		"CPUs they got beside the updater and library threads); reads per reader CPU-s = "
+		"the ratio of reads per second of the readers' own CPU time; GP us/write = orcu "
+		"GP-thread CPU time per write.\n\n"
 		"| mode | flavor | readers | orcu writes/s | liburcu writes/s | ratio | orcu "
-		"reads/s (M) | liburcu reads/s (M) | ratio | orcu GP-thread us/write |\n"
-		"|---|---|---|---|---|---|---|---|---|---|\n", BENCH_QS_EVERY,
+		"reads/s (M) | liburcu reads/s (M) | ratio | reader CPUs | reads per reader CPU-s, "
+		"ratio | orcu GP-thread us/write |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n", BENCH_QS_EVERY,
 		atomic_load(&violations), reps, ms);
 	jdoc_param(d, "ms_per_run", ms);
 	jdoc_param(d, "qs_every", BENCH_QS_EVERY);
@@ -323,19 +341,22 @@ int scen_update(void)
 				struct summ *wo = &sw[m][p][ri], *wu = &sw[m][p + 1][ri];
 				struct summ *ro = &sr[m][p][ri], *ru = &sr[m][p + 1][ri];
 				double wr = wo->med / wu->med, rr = ro->med / ru->med;
+				double cr = src[m][p][ri].med / src[m][p + 1][ri].med;
+				double co = sru[m][p][ri].med, cu = sru[m][p + 1][ri].med;
 
 				printf("%-12s %-5s %-7d %9.0f [%.0f-%.0f] %9.0f [%.0f-%.0f] %7.2f "
-				       "%7.1f [%.1f-%.1f] %7.1f [%.1f-%.1f] %7.2f %9.2f\n",
+				       "%7.1f [%.1f-%.1f] %7.1f [%.1f-%.1f] %7.2f %5.2f/%-5.2f %9.2f %9.2f\n",
 				       mode_names[m], ulibs[p].flavor, rcounts[ri], wo->med, wo->min,
 				       wo->max, wu->med, wu->min, wu->max, wr, ro->med / 1e6,
 				       ro->min / 1e6, ro->max / 1e6, ru->med / 1e6, ru->min / 1e6,
-				       ru->max / 1e6, rr, sg[m][p][ri].med);
+				       ru->max / 1e6, rr, co, cu, cr, sg[m][p][ri].med);
 				fprintf(md, "| %s | %s | %d | %.0f [%.0f-%.0f] | %.0f [%.0f-%.0f] | "
-					"%.2f | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2f | %.2f |\n",
+					"%.2f | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2f | %.2f / %.2f | "
+					"%.2f | %.2f |\n",
 					mode_names[m], ulibs[p].flavor, rcounts[ri], wo->med, wo->min,
 					wo->max, wu->med, wu->min, wu->max, wr, ro->med / 1e6,
 					ro->min / 1e6, ro->max / 1e6, ru->med / 1e6, ru->min / 1e6,
-					ru->max / 1e6, rr, sg[m][p][ri].med);
+					ru->max / 1e6, rr, co, cu, cr, sg[m][p][ri].med);
 				for (int l = p; l < p + 2; l++) {
 					jdoc_row_begin(d);
 					jdoc_str(d, "mode", mode_names[m]);
@@ -344,14 +365,17 @@ int scen_update(void)
 					jdoc_num(d, "readers", rcounts[ri]);
 					jdoc_summ(d, "writes_per_s", sw[m][l][ri]);
 					jdoc_summ(d, "reads_per_s", sr[m][l][ri]);
+					jdoc_summ(d, "reads_per_reader_cpu_s", src[m][l][ri]);
+					jdoc_summ(d, "reader_cpus", sru[m][l][ri]);
 					if (ulibs[l].orcu)
 						jdoc_summ(d, "gp_thread_us_per_write", sg[m][l][ri]);
 					jdoc_row_end(d);
 				}
 				met = met && wr >= 1.0 && rr >= 1.0;
 				mpos += snprintf(meas + mpos, sizeof(meas) - (size_t)mpos,
-						 "%s%d rd: writes %.2fx (%.0f vs %.0f/s), reads %.2fx",
-						 ri ? "; " : "", rcounts[ri], wr, wo->med, wu->med, rr);
+						 "%s%d rd: writes %.2fx (%.0f vs %.0f/s), reads %.2fx "
+						 "(per reader CPU-s %.2fx)",
+						 ri ? "; " : "", rcounts[ri], wr, wo->med, wu->med, rr, cr);
 			}
 			snprintf(tgt, sizeof(tgt), "update (%s) %s: writes/s >= 1.0x liburcu, "
 				 "reads/s >= 1.0x liburcu", mode_names[m], ulibs[p].flavor);
