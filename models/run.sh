@@ -145,6 +145,16 @@ check $RW "M2: load before store"     rw_loadfirst "-DNR=1 -DLOAD_FIRST"   safet
 check $RW "M3: no re-scan"            rw_norescan  "-DNR=1 -DNORESCAN"     safety     cex
 check $RW "M4: trust the wake"        rw_trust     "-DTRUST_WAKE"          assert     cex
 
+RP=reader_phase
+check $RP "orcu"                      rp_orcu      ""              safety     verify
+check $RP "orcu"                      rp_orcu      ""              ltl:nolost verify
+check $RP "orcu"                      rp_orcu      ""              live:live  verify
+check $RP "orcu, 3 sections each"     rp_k3        "-DK=3"         ltl:nolost verify
+check $RP "before the targeted wake"  rp_untarg    "-DUNTARGETED"  ltl:nolost verify
+check $RP "mutant: phase read early"  rp_early     "-DPHASE_EARLY" ltl:nolost cex
+check $RP "mutant: phase read early"  rp_early     "-DPHASE_EARLY" safety     cex
+check $RP "mutant: same phase wakes"  rp_same      "-DSAME_PHASE"  ltl:nolost cex
+
 PW=postq_wake
 check $PW "orcu"                      pw_orcu      ""              safety     verify
 check $PW "orcu"                      pw_orcu      ""              ltl:nolost verify

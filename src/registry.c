@@ -531,6 +531,7 @@ void orcu__reader_wake_gp(void)
  * A later one (the GP went on to its next wait) holds sections of the
  * phase it flipped from, and a section of ours that its previous wait
  * held has ended, which that wait saw: it does not wait for us.
+ * models/reader_phase.pml checks this against both passes of a GP.
  */
 void orcu__reader_left_gp(unsigned long ctr)
 {
