@@ -90,7 +90,7 @@ static bool task_ended(const char *tid)
 	return state && (state[1] == ' ') && (state[2] == 'Z' || state[2] == 'X');
 }
 
-static int scan_tasks(void)
+int orcu__thread_names(const char *const *prefixes, char names[][32], int max)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
@@ -100,6 +100,7 @@ static int scan_tasks(void)
 		return -1;
 	while ((e = readdir(d))) {
 		char path[300], comm[32] = "";
+		bool match = false;
 		FILE *f;
 
 		if (e->d_name[0] == '.')
@@ -108,15 +109,27 @@ static int scan_tasks(void)
 		f = fopen(path, "re");
 		if (!f)
 			continue;
-		/* Only the library's own names, not a program called orcu-*. */
-		if (fgets(comm, sizeof(comm), f) &&
-		    (strncmp(comm, "orcu-gp", 7) == 0 || strncmp(comm, "orcu-og/", 8) == 0 ||
-		     strncmp(comm, "orcu-oc/", 8) == 0) && !task_ended(e->d_name))
-			n++;
+		if (fgets(comm, sizeof(comm), f))
+			for (const char *const *p = prefixes; *p && !match; p++)
+				match = strncmp(comm, *p, strlen(*p)) == 0;
 		fclose(f);
+		if (!match || task_ended(e->d_name))
+			continue;
+		comm[strcspn(comm, "\n")] = '\0';
+		if (n < max)
+			snprintf(names[n], 32, "%s", comm);
+		n++;
 	}
 	closedir(d);
 	return n;
+}
+
+/* Only the library's own names, not a program's thread called orcu-*. */
+static int scan_tasks(void)
+{
+	static const char *const lib[] = { "orcu-gp", "orcu-og/", "orcu-oc/", NULL };
+
+	return orcu__thread_names(lib, NULL, 0);
 }
 
 int orcu_debug_thread_count(void)

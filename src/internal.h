@@ -475,6 +475,10 @@ void orcu__delay_slow(enum orcu__delay_point p);
 /* Tests: call hook at every delay point instead of the random delays, to
  * hold one thread at one point (NULL: back to orcu_debug_set_delays()). */
 void orcu__delay_set_hook(void (*hook)(enum orcu__delay_point p));
+/* This process's threads still running (delay.c) whose name starts with
+ * one of prefixes (NULL-terminated); the first max names go to names.
+ * -1 without /proc.  orcu_debug_thread_count() and the tests use it. */
+int orcu__thread_names(const char *const *prefixes, char names[][32], int max);
 static inline void orcu__delay(enum orcu__delay_point p)
 {
 	if (orcu__unlikely(orcu__load_relaxed(&orcu__delay_enabled)))

@@ -9,6 +9,7 @@
 #define ORCU_TEST_CHECK_H
 
 #include <dirent.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -84,6 +85,13 @@ void check_child_ok(pid_t pid, const char *what, double base_s);
  * names[0..max); returns how many there are (possibly more than max).
  * Threads that have ended (a zombie thread-group leader) are not counted. */
 int check_thread_names(const char *prefix, char names[][32], int max);
+
+/* For a test that defines its own pthread_create() to make library threads
+ * fail: the name of the library thread a call would start (NULL for any
+ * other thread), and the real pthread_create() to call otherwise. */
+const char *check_library_thread(void *(*fn)(void *), void *arg);
+int check_real_pthread_create(pthread_t *t, const pthread_attr_t *attr,
+			      void *(*fn)(void *), void *arg);
 
 /* Fail the test (exit 3) if it is still running after base_s seconds
  * (scaled by ORCU_TEST_TIMEOUT_MULT).  what names the test. */

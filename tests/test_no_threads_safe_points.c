@@ -21,7 +21,6 @@
 #include "internal.h"
 #include "orcu/debug.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -40,14 +39,9 @@ static atomic_int fail_all = 1;
 int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 		   void *(*fn)(void *), void *arg)
 {
-	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-	if (!real)
-		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
-			dlsym(RTLD_NEXT, "pthread_create");
-	if (fn == orcu__spawn_trampoline && atomic_load(&fail_all))
+	if (check_library_thread(fn, arg) && atomic_load(&fail_all))
 		return EAGAIN;
-	return real(t, attr, fn, arg);
+	return check_real_pthread_create(t, attr, fn, arg);
 }
 
 static struct orcu_head heads[N];

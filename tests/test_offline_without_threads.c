@@ -14,8 +14,6 @@
 #endif
 #include <orcu.h>
 
-#include <dlfcn.h>
-
 #include "common_pipe.h"
 #include "internal.h"
 
@@ -26,15 +24,11 @@ static atomic_int refuse;
 int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 		   void *(*fn)(void *), void *arg)
 {
-	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	const char *name = check_library_thread(fn, arg);
 
-	if (!real)
-		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
-			dlsym(RTLD_NEXT, "pthread_create");
-	if (atomic_load(&refuse) && fn == orcu__spawn_trampoline &&
-	    strcmp(((struct orcu__spawn_arg *)arg)->name, "orcu-og/0") == 0)
+	if (atomic_load(&refuse) && name && strcmp(name, "orcu-og/0") == 0)
 		return EAGAIN;
-	return real(t, attr, fn, arg);
+	return check_real_pthread_create(t, attr, fn, arg);
 }
 
 static struct orcu_head heads[N];

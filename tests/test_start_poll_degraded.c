@@ -24,7 +24,6 @@
 #include "internal.h"
 #include "orcu/debug.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -39,16 +38,11 @@ static const char *_Atomic fail_prefix;
 int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 		   void *(*fn)(void *), void *arg)
 {
-	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	const char *p = atomic_load(&fail_prefix);
+	const char *p = atomic_load(&fail_prefix), *name = check_library_thread(fn, arg);
 
-	if (!real)
-		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
-			dlsym(RTLD_NEXT, "pthread_create");
-	if (p && fn == orcu__spawn_trampoline &&
-	    strncmp(((struct orcu__spawn_arg *)arg)->name, p, strlen(p)) == 0)
+	if (p && name && strncmp(name, p, strlen(p)) == 0)
 		return EAGAIN;
-	return real(t, attr, fn, arg);
+	return check_real_pthread_create(t, attr, fn, arg);
 }
 
 static atomic_int reader_stop;

@@ -23,7 +23,6 @@
 #include "internal.h"
 #include "orcu/debug.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -44,14 +43,10 @@ static atomic_int refused;
 int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 		   void *(*fn)(void *), void *arg)
 {
-	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	int mode = atomic_load(&fail_mode);
+	const char *name = check_library_thread(fn, arg);
 
-	if (!real)
-		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
-			dlsym(RTLD_NEXT, "pthread_create");
-	if (fn == orcu__spawn_trampoline) {
-		const char *name = ((struct orcu__spawn_arg *)arg)->name;
+	if (name) {
 		bool fail = mode == FAIL_ALL ||
 			    (mode == FAIL_GP && strcmp(name, "orcu-gp") == 0) ||
 			    (mode == FAIL_LEADERS && strncmp(name, "orcu-og/", 8) == 0) ||
@@ -62,7 +57,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 			return EAGAIN;
 		}
 	}
-	return real(t, attr, fn, arg);
+	return check_real_pthread_create(t, attr, fn, arg);
 }
 
 static struct orcu_head heads[NPOSTERS][N / NPOSTERS];

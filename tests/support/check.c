@@ -3,7 +3,9 @@
  * orcu_test_support library.
  */
 #include "check.h"
+#include "internal.h"
 
+#include <dlfcn.h>
 #include <sys/wait.h>
 
 /* Timeouts scale with ORCU_TEST_TIMEOUT_MULT (sanitizer builds set it). */
@@ -14,57 +16,32 @@ double check_timeout_s(double base)
 	return base * (mult > 0 ? mult : 1.0);
 }
 
-/* A thread that has ended but is still listed (a zombie thread-group
- * leader stays in /proc/self/task until the process exits). */
-static int task_ended(const char *tid)
-{
-	char path[300], buf[512];
-	const char *state;
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	state = strrchr(buf, ')');      /* "tid (comm) S ..." */
-	return state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
-}
-
 /* The names (comm) of this process's threads that start with prefix, into
  * names[0..max); returns how many there are (possibly more than max).
  * Threads that have ended are not counted. */
 int check_thread_names(const char *prefix, char names[][32], int max)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
+	const char *const prefixes[] = { prefix, NULL };
+	int n = orcu__thread_names(prefixes, names, max);
 
-	CHECK(d != NULL);
-	while ((e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) &&
-		    strncmp(comm, prefix, strlen(prefix)) == 0 && !task_ended(e->d_name)) {
-			comm[strcspn(comm, "\n")] = '\0';
-			if (n < max)
-				snprintf(names[n], 32, "%s", comm);
-			n++;
-		}
-		fclose(f);
-	}
-	closedir(d);
+	CHECK(n >= 0);
 	return n;
+}
+
+const char *check_library_thread(void *(*fn)(void *), void *arg)
+{
+	return fn == orcu__spawn_trampoline ? ((struct orcu__spawn_arg *)arg)->name : NULL;
+}
+
+int check_real_pthread_create(pthread_t *t, const pthread_attr_t *attr,
+			      void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+	if (!real)
+		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
+			dlsym(RTLD_NEXT, "pthread_create");
+	return real(t, attr, fn, arg);
 }
 
 static char watchdog_msg[256];
