@@ -132,13 +132,10 @@ static int start_locked(void)
 	return -EAGAIN;
 }
 
-int orcu__ensure_started(void)
+int orcu__ensure_started_slow(void)
 {
 	int ret = 0;
 
-	/* Pairs with the store in start_locked(). */
-	if (orcu__likely(orcu__load_acquire(&orcu__g.started)))
-		return 0;
 	orcu__ensure_init();
 	pthread_mutex_lock(&orcu__g.lock);
 	if (!orcu__load_relaxed(&orcu__g.started))
@@ -176,18 +173,6 @@ void orcu__retry_threads(void)
 
 /* The next serve, not before: the thread that moves it serves. */
 static _Atomic uint64_t safe_point_next_ns;
-
-/* GPs asked for that no GP thread will run (gp.c point 6): run them on
- * the caller, offline meanwhile if it is an online qsbr reader.  The
- * caller is not in a read-side section or a callback. */
-void orcu__run_requested_gps(void)
-{
-	bool was_online = orcu__qsbr_offline_for_wait();
-
-	orcu__gp_run_requested();
-	if (was_online)
-		orcu__qsbr_online();
-}
 
 static void serve_unserved(void)
 {
@@ -305,24 +290,21 @@ void orcu__read_lock_slow(void)
 void orcu_quiescent_state(void)
 {
 	orcu__qsbr_quiescent_state();
-	orcu__inline_poll();
-	orcu__safe_point();
+	orcu__quiescent_point();
 }
 
 void orcu_thread_offline(void)
 {
 	/* Ready inline callbacks run first, while a GP still waits for us:
 	 * once offline, a callback's own read-side section would not be. */
-	orcu__inline_poll();
-	orcu__safe_point();
+	orcu__quiescent_point();
 	orcu__qsbr_offline();
 }
 
 void orcu_thread_online(void)
 {
 	orcu__qsbr_online();
-	orcu__inline_poll();
-	orcu__safe_point();
+	orcu__quiescent_point();
 }
 
 /* ------------------------------------------------------------------ */

@@ -87,11 +87,6 @@ static struct {
 	struct orcu__event done;          /* GP waiters sleep on it; the owner notifies */
 } own ORCU__ALIGNED;
 
-/* Set in the GP thread; in a fork child, that thread's copy (it forked
- * from its stall handler or an orphan's callback) is retired: it finishes
- * what it runs, then ends (point 1). */
-static __thread enum { GP_THREAD_NOT, GP_THREAD_RUNNING, GP_THREAD_RETIRED } gp_thread_self;
-
 /* The GP thread itself: start, stop, CPU time (cold). */
 static struct {
 	_Atomic int stop;
@@ -466,15 +461,16 @@ void orcu__gp_kick(void)
 static void *gp_thread_main(void *arg)
 {
 	(void)arg;
-	gp_thread_self = GP_THREAD_RUNNING;
 	for (;;) {
 		/* A fork child's copy of this thread, back from the user code
-		 * that forked (point 1): the child's GP thread is another. */
-		if (gp_thread_self == GP_THREAD_RETIRED)
+		 * that forked (its stall handler or an orphan's callback) is
+		 * retired (lifecycle.c): it finishes what it ran and ends; the
+		 * child's GP thread is another (point 1). */
+		if (orcu__tls.retired)
 			break;
 		if (orphans_to_serve()) {
 			gp_event(ORCU__GP_SERVE_ORPHANS, 0);
-			if (gp_thread_self == GP_THREAD_RETIRED)
+			if (orcu__tls.retired)
 				break;
 		}
 		/* Relaxed: what to do next; orcu__gp_drive() and the re-check
@@ -512,7 +508,7 @@ static void *gp_thread_main(void *arg)
 	/* Nobody reads a retired copy's clock (a fork child's, point 1;
 	 * os.c detaches it): the child's thr.clock belongs to the GP thread
 	 * it starts itself. */
-	if (gp_thread_self != GP_THREAD_RETIRED)
+	if (!orcu__tls.retired)
 		gp_thread_exit();
 	return NULL;
 }
@@ -569,8 +565,6 @@ void orcu__gp_after_fork_child(void)
 	orcu__store_relaxed(&thr.running, 0);
 	orcu__store_relaxed(&thr.clock, CLOCK_NONE);
 	orcu__store_relaxed(&own.owner, orcu__tls.gp_owning);
-	if (gp_thread_self == GP_THREAD_RUNNING)
-		gp_thread_self = GP_THREAD_RETIRED;
 	orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 	orcu__event_reset(&own.done);
 	orcu__event_reset(&req.wake);

@@ -411,10 +411,18 @@ ORCU__HIDDEN extern const int orcu__lifecycle_linked;
  * inline polls; called by call.c, barrier.c and lifecycle.c. */
 void orcu__retry_threads(void);    /* degraded or stopped: start what is missing */
 void orcu__ensure_init(void);      /* slots exist (no threads) */
-int orcu__ensure_started(void);    /* GP thread and slots' threads; 0 or -EAGAIN */
+int orcu__ensure_started_slow(void);
 void orcu__inline_poll_slow(void);
 void orcu__safe_point_slow(void);
-void orcu__run_requested_gps(void);  /* gp.c point 6, on the caller (orcu_shutdown) */
+
+/* The GP thread and the slots' threads exist (or were tried): 0, or
+ * -EAGAIN.  Pairs with the release store of `started` in start_locked(). */
+static inline int orcu__ensure_started(void)
+{
+	if (orcu__likely(orcu__load_acquire(&orcu__g.started)))
+		return 0;
+	return orcu__ensure_started_slow();
+}
 
 /* Work no library thread serves (entry.c point 1), published by the
  * caller and followed by a fence: leave it to a safe point.  Relaxed: the
@@ -440,6 +448,15 @@ static inline void orcu__inline_poll(void)
 {
 	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.nr_inline)))
 		orcu__inline_poll_slow();
+}
+
+/* What an application thread does for orcu at each of its quiescent
+ * points (orcu_quiescent_state(), orcu_thread_online/offline()): inline
+ * callbacks, then the safe point's work. */
+static inline void orcu__quiescent_point(void)
+{
+	orcu__inline_poll();
+	orcu__safe_point();
 }
 
 /* call.c */

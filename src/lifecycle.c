@@ -52,8 +52,9 @@ static int stop_all(void)
 	orcu__store_relaxed(&orcu__g.stopping, 0);
 	pthread_mutex_unlock(&orcu__g.lock);
 	/* A GP asked for (orcu_start_poll()) that the GP thread missed as it
-	 * stopped: nobody else will run it (gp.c point 6). */
-	orcu__run_requested_gps();
+	 * stopped: nobody else will run it (gp.c point 6).  The caller runs
+	 * it, offline (orcu_shutdown()). */
+	orcu__gp_run_requested();
 	return 0;
 }
 
