@@ -132,8 +132,8 @@ long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 	}
 	q->cseg = seg;
 	*last = prev;
-	/* Release: pairs with the acquire in orcu__postq_untaken() and with
-	 * the producer's check of a double post (call.c). */
+	/* Release: pairs with the acquire in postq_drained() (call.c): the
+	 * producer's double-post check and its release of a drained queue. */
 	orcu__store_release(&q->taken, upto);
 	return n;
 }

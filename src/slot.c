@@ -231,7 +231,7 @@ void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to)
 		orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
 	else if (to == ORCU__SLOT_OFFLOADED)
 		orcu__fetch_sub_relaxed(&orcu__g.nr_inline, 1);
-	/* Order: cb_lock; readers without it (orcu__inline_poll(), do_call())
+	/* Order: cb_lock; readers without it (orcu__inline_poll(), nocb.c)
 	 * only take a hint and claim callbacks under cb_lock. */
 	orcu__store_relaxed(&s->mode, (int)to);
 }
@@ -895,10 +895,11 @@ void orcu__slots_after_fork_child(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 		struct orcu_head *rest = orcu__load_relaxed(&s->inflight), *last = NULL;
-		long lazy, n, chain_n = 0;
+		long lazy, n, chain_n = 0, rest_user = 0;
 
 		for (struct orcu_head *h = rest; h; h = h->next) {
 			chain_n++;
+			rest_user += h->func != orcu__barrier_cb;
 			last = h;
 		}
 		/* Point 6: a claimer gives its claim back only once it ran
@@ -924,11 +925,8 @@ void orcu__slots_after_fork_child(void)
 		/* The forking thread's own chain goes on here: its rest, and
 		 * what it started (the callback that forked included) but has
 		 * not counted in n_done yet, which it will (invoke_chain()). */
-		if (s == orcu__tls.invoking_slot) {
-			for (struct orcu_head *h = rest; h; h = h->next)
-				n += h->func != orcu__barrier_cb;
-			n += orcu__tls.chain_unnoted;
-		}
+		if (s == orcu__tls.invoking_slot)
+			n += rest_user + orcu__tls.chain_unnoted;
 		/* The posting queues' counts stay: what they still hold is
 		 * what they published and no take took. */
 		for (struct orcu__postq *q = s->postqs; q; q = q->next)
