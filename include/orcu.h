@@ -96,7 +96,7 @@ struct orcu_stats {
 	uint64_t slots_possible;
 	uint64_t slots_online;
 	uint64_t slots_offloaded;
-	uint64_t adopted_callbacks;   /* moved off never-onlined or offline inline slots */
+	uint64_t adopted_callbacks;   /* invoked for slots without threads of their own */
 	uint64_t qhimark_crossings;   /* flood control */
 	uint64_t hurried_gps;
 	uint64_t poster_waits;        /* posts slowed past ORCU_QMAX (bounded sleep) */

@@ -1,30 +1,27 @@
 /*
  * barrier.c - orcu_barrier() and orcu_drain(): wait until every callback
  * posted before the call has been invoked.  Calls slot.c to entrain
- * markers, move callbacks, serve slots and wake leaders, nocb.c to adopt
- * orphans, cpu.c to pick an adopting slot, gp.c (no batch window while a
- * barrier waits), registry.c for the caller's checks, entry.c to start
- * and retry threads, and os.c.
+ * markers, serve.c to wake a slot's server and to serve while waiting,
+ * gp.c (no batch window while a barrier waits), registry.c for the
+ * caller's checks, and os.c.
  *
- * Why it is right.  A slot's callbacks are invoked in posting order (one
- * invoker at a time, FIFO list), so one marker entrained behind a slot's
- * last callback is invoked after all of them.  A slot whose pending count
- * is 0 has invoked everything posted to it: invokers count them done with
- * release after the callbacks ran, and we read that with acquire.  Such slots cost a
- * load, nothing more.
+ * Why it is right.  A slot's callbacks never leave it and are invoked in
+ * posting order (one invoker at a time, FIFO list), so one marker
+ * entrained behind a slot's last callback, on that slot, is invoked after
+ * all of them.  A slot whose pending count is 0 has invoked everything
+ * posted to it: invokers count them done with release after the callbacks
+ * ran, and we read that with acquire.  Such slots cost a load, nothing
+ * more.
  *
- * Slots without threads (kernel commit d7e29933969e).  A slot that never came online has no
- * threads, so a marker posted there would never run: the 2014 kernel hung
- * here.  A slot without callbacks is skipped; one *with* callbacks (posted
- * by a thread bound to it, or before it came online, or whose threads
- * could not be created) is reported once and its callbacks are adopted by
- * a slot that has threads, where the marker then covers them.  Adoption
- * runs under orcu__g.lock, so the slot cannot come online (and grow
- * threads) halfway through.  Where no slot has threads at all (thread
- * creation failed, or orcu_shutdown() ran concurrently), markers go on the
- * slots themselves and the waiter does their work (barrier_help()): it
- * never returns before every earlier callback ran, and never waits on a
- * thread that does not exist.
+ * Slots without threads (kernel commit d7e29933969e).  A slot that never
+ * came online has no threads, so a marker there would never run: the 2014
+ * kernel hung here.  A slot without callbacks is skipped; one *with*
+ * callbacks (posted by a thread bound to it, or before it came online, or
+ * whose threads could not be created) gets its marker like any other, and
+ * its server (serve.c: another group's leader, the GP thread, or this
+ * waiter in orcu__serve_waiter()) runs it there; the slot is reported
+ * once.  The barrier never returns before every earlier callback ran,
+ * and never waits on a thread that does not exist.
  *
  * Piggybacking.  barrier_seq counts like gp_seq (odd while a barrier
  * runs).  A caller needs a barrier that *starts* after it arrived:
@@ -58,7 +55,6 @@ static void barrier_finish(void)
 
 void orcu__barrier_cb(struct orcu_head *h)
 {
-	/* The marker may have moved with adoption; it is still s's. */
 	struct orcu__slot *s = orcu__marker_slot(h);
 	long left;
 
@@ -73,49 +69,21 @@ void orcu__barrier_cb(struct orcu_head *h)
 		barrier_finish();
 }
 
-/* Kernel commit d7e29933969e: callbacks on a slot that has no threads move to one that has.
- * Caller holds orcu__g.lock.  False if no slot has threads. */
-static bool adopt_orphans(void)
+/* In the pass: this barrier's marker for slot s, on s, and s's server
+ * woken to run it. */
+static void mark_slot(struct orcu__slot *s)
 {
-	struct orcu__slot *to;
-
-	ORCU__ASSERT_HELD(&orcu__g.lock);
-	to = orcu__pick_online_slot(-1);
-	if (!to)
-		return false;
-	orcu__nocb_adopt_orphans(to, "orcu_barrier");
-	return true;
-}
-
-/* Under orcu__g.lock, in the pass: this barrier's marker for slot s. */
-static void mark_slot(struct orcu__slot *s, bool adopted)
-{
-	/* Acquire pairs with the release in note_invoked() (slot.c).  After
-	 * a successful adoption a slot still without threads only holds
-	 * callbacks posted since, which this barrier need not wait for
-	 * (every adoption holds orcu__g.lock, so none moves callbacks behind
-	 * a marker already entrained).  With no slot that has threads,
-	 * thread-less slots get markers too and the waiter serves them
-	 * (barrier_help()). */
+	/* Acquire pairs with the release in note_invoked() (slot.c). */
 	if (!orcu__slot_pending(s))
 		return;
 	/* Counted before the marker can run. */
 	orcu__fetch_add_relaxed(&barrier_count, 1);
-	/* Order: orcu__g.lock, under which attached changes. */
-	if (adopted && !orcu__load_relaxed(&s->attached)) {
-		/* Only a chain still running there was posted before us
-		 * (slot.c point 6). */
-		if (!orcu__slot_defer_marker(s))
-			orcu__fetch_sub_relaxed(&barrier_count, 1);
-		return;
-	}
 	orcu__slot_entrain_marker(s);
-	orcu__nocb_wake_leader(s->leader, true);
+	orcu__serve_kick(s);
 }
 
 static void barrier_start(void)
 {
-	bool adopted;
 	long left;
 
 	orcu__store_relaxed(&barrier_seq, orcu__seq_start(orcu__load_relaxed(&barrier_seq)));
@@ -128,21 +96,9 @@ static void barrier_start(void)
 	orcu__fence_seq_cst();
 	orcu__store_relaxed(&barrier_count, 1);
 	orcu__trace1(barrier_start, orcu__load_relaxed(&barrier_seq));
-	/* orcu__g.lock over adoption and the whole entrain pass: hotplug
-	 * (orcu_cpu_offline) moves an inline slot's callbacks to another
-	 * slot; done mid-pass it could move them from a slot not yet visited
-	 * to behind the marker of one already visited, and the barrier would
-	 * end before them (found by orcu-torture --barrier-torture --hotplug
-	 * --toggle-offload). */
-	pthread_mutex_lock(&orcu__g.lock);
-	adopted = adopt_orphans();
 	for (int i = 0; i < orcu__g.nr_possible; i++)
-		mark_slot(&orcu__g.slots[i], adopted);
-	/* Counted under orcu__g.lock, after the pass: a hotplug that follows
-	 * a caller's seeing it comes after every marker was placed
-	 * (test_barrier_claimed_chain). */
+		mark_slot(&orcu__g.slots[i]);
 	orcu__count(barriers_run, 1);
-	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__delay(ORCU__DELAY_BARRIER);
 	/* Drops the bias that kept markers from ending the barrier during
 	 * the pass; pairs with the countdowns in orcu__barrier_cb(). */
@@ -155,24 +111,6 @@ static void barrier_start(void)
 /* How often a waiting barrier checks that something can make progress. */
 #define HELP_FIRST_NS (10 * 1000000LL)
 #define HELP_MAX_NS (200 * 1000000LL)
-
-/*
- * The waiter's progress check: restart or retry missing library threads,
- * move callbacks of thread-less slots to a slot with threads, and where no
- * slot has any, do the slots' work on this thread.  The caller passed
- * orcu__gp_check_caller() and is offline if qsbr.
- */
-static void barrier_help(void)
-{
-	bool adopted;
-
-	orcu__retry_threads();
-	pthread_mutex_lock(&orcu__g.lock);
-	adopted = adopt_orphans();
-	pthread_mutex_unlock(&orcu__g.lock);
-	if (!adopted)
-		orcu__slots_serve_unattached(false);
-}
 
 int orcu__barrier_timed(int64_t deadline_ns)
 {
@@ -221,9 +159,10 @@ int orcu__barrier_timed(int64_t deadline_ns)
 					left = rest;
 			}
 			/* The last marker's invoker wakes us (barrier_finish());
-			 * if no thread can run it, the timeout lets us help. */
+			 * if no thread can run it, the timeout lets us serve
+			 * (serve.c rule d). */
 			if (orcu__event_wait(&barrier_done, ticket, left) == -ETIMEDOUT)
-				barrier_help();
+				orcu__serve_waiter();
 		}
 	}
 }
@@ -274,8 +213,8 @@ int orcu_drain(long timeout_ms)
 
 /* fork (lifecycle.c): a barrier_lock held by another thread at fork time would
  * never be released in the child, where only the forking thread exists.
- * Taken first in fork_prepare (barrier_start takes orcu__g.lock and the
- * slot locks inside it), so no barrier is half-started across the fork;
+ * Taken first in fork_prepare (barrier_start takes the slot locks inside
+ * it), so no barrier is half-started across the fork;
  * markers already entrained are inherited with the lists and still end
  * that barrier in the child. */
 void orcu__barrier_fork_prepare(void)

@@ -4,7 +4,8 @@
  * the explicit orcu_wait_backlog()), lazy holding, the double-post check
  * (postcheck.c).  Calls entry.c to start, cpu.c for the slot, postq.c
  * (a thread's own queue) and mpsc.c (the shared ones) to enqueue, slot.c
- * to claim queues and wake a leader, nocb.c for orphans, postcheck.c,
+ * to claim queues and wake a leader, serve.c for slots without threads
+ * (and to start the library), postcheck.c,
  * registry.c for the caller's checks, and os.c.
  *
  * orcu_call() never waits for callbacks to make progress: its caller may
@@ -62,7 +63,8 @@ int orcu_wait_backlog(long timeout_ms)
 	int ret = 0;
 
 	orcu__gp_check_caller("orcu_wait_backlog");
-	orcu__ensure_started();
+	if (orcu__ensure_started() == -ENOMEM)
+		return -ENOMEM;
 	s = orcu__current_slot();
 	if (timeout_ms >= 0)
 		deadline = (int64_t)orcu__now_ns() + (int64_t)timeout_ms * 1000000;
@@ -97,7 +99,7 @@ int orcu_wait_backlog(long timeout_ms)
 		 * none needed (orcu__slot_attach()). */
 		if (!orcu__load_relaxed(&s->attached)) {
 			orcu__event_cancel(&s->drain);
-			orcu__slot_serve(s);
+			orcu__serve_slot(s);
 		} else {
 			orcu__event_wait(&s->drain, ticket, left);
 		}
@@ -214,11 +216,19 @@ static void postq_posted(struct orcu__slot *s, unsigned long posted, bool claime
 	struct orcu__leader *l = s->leader;
 
 	/* Pairs with the fence of orcu__event_prepare() in leader_sleep()
-	 * (nocb.c) after its seq_cst store of `sleep`. */
+	 * (nocb.c) after its seq_cst store of `sleep`.  Without the fence
+	 * the compiler barrier keeps the store of `posted` before the load
+	 * of `sleep` in the code as models/postq_wake.pml has them, and the
+	 * leader's membarrier() orders them on the CPU (slot.c point 7). */
 	if (orcu__unlikely(claimed || !orcu__load_relaxed(&orcu__has_membarrier)))
 		orcu__fence_seq_cst();
-	if (orcu__unlikely(orcu__load_relaxed(&l->sleep) == ORCU__LEADER_SLEEPING))
-		orcu__nocb_wake_leader(l, false);
+	else
+		orcu__compiler_barrier();
+	/* No leader thread (orcu_shutdown() stopped it): serve.c finds the
+	 * callback a server. */
+	if (orcu__unlikely(orcu__load_relaxed(&l->sleep) == ORCU__LEADER_SLEEPING) &&
+	    !orcu__nocb_wake_leader(l, false) && !orcu__serve_posted(s))
+		orcu__retry_threads();
 	if (orcu__unlikely((posted & 63) == 0 || orcu__load_relaxed(&s->hurry)))
 		flood_check(s, orcu__slot_counted(s) - orcu__load_relaxed(&s->n_done));
 }
@@ -286,7 +296,19 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 
 	if (orcu__unlikely(!h || !func))
 		orcu__misuse(call, !h ? "NULL head" : "NULL callback function");
-	orcu__ensure_started();
+	if (orcu__unlikely(orcu__ensure_started() == -ENOMEM)) {
+		orcu__slot_hold_early(h, func, call);
+		/* A configuration that succeeded since our try may have
+		 * taken the held callbacks before h: take it now. */
+		if (orcu__ensure_init() == 0) {
+			pthread_mutex_lock(&orcu__g.lock);
+			orcu__slots_take_early();
+			pthread_mutex_unlock(&orcu__g.lock);
+			orcu__retry_threads();
+			orcu__serve_kick(&orcu__g.slots[0]);
+		}
+		return;
+	}
 	if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) != 0 &&
 			   orcu__double_call_enabled()))
 		orcu__double_call_check(h, call);
@@ -295,11 +317,10 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 	orcu__delay(ORCU__DELAY_ENQUEUE);
 	if (lazy || !post_own(s, h))
 		post_shared(s, h, lazy);
-	/* Nobody scans a slot without threads: have one adopted, and with
-	 * no leader to adopt it, have the missing threads tried again.
-	 * Order: none needed (orcu__slot_attach()). */
-	if (orcu__unlikely(!orcu__load_relaxed(&s->attached)) &&
-	    !orcu__nocb_orphan_posted())
+	/* Nobody scans a slot without threads: find it a server (serve.c),
+	 * and with no leader to serve it, have the missing threads tried
+	 * again.  Order: none needed (orcu__slot_attach()). */
+	if (orcu__unlikely(!orcu__load_relaxed(&s->attached)) && !orcu__serve_posted(s))
 		orcu__retry_threads();
 	/* No inline poll here, even on an inline slot: orcu_call() is not a
 	 * quiescent point, and its caller may hold a lock its callbacks take

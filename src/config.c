@@ -172,6 +172,10 @@ static int cpus_setting(const struct orcu_config *cfg, struct orcu__conf *c)
 		return 0;
 	ret = orcu__parse_cpus_spec_given(cpus, &possible, &online, &online_given,
 					  err, sizeof(err));
+	/* Out of memory says nothing of the text: the start fails and is
+	 * retried with the same configuration, never run on another. */
+	if (ret == -ENOMEM)
+		return ret;
 	if (ret < 0) {
 		if (cfg->cpus) {
 			orcu__warn("orcu_init: bad cpus \"%s\": %s",

@@ -2,9 +2,9 @@
  * cpu.c - the CPU model: possible slots, online and offloaded sets, the
  * virtual topology, which slot the calling thread posts to, hotplug
  * (orcu_cpu_online/offline) and run-time (de)offloading.  Calls nocb.c to
- * spawn a slot's threads, slot.c to set slots up, move callbacks between
- * them and wake leaders, and os.c.  Its public calls are in entry.c,
- * which configures and starts the library first.
+ * spawn a slot's threads, slot.c to set slots up and wake leaders, and
+ * os.c.  Its public calls are in entry.c, which configures and starts the
+ * library first.
  *
  * Threads exist only for online slots: a slot's follower (and its group's
  * leader, if the group had none) is spawned when the slot first comes
@@ -60,6 +60,15 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 	return 0;
 }
 
+/* Threads exist for online slots, and for slots that went offline with
+ * work left (their own threads drain them in place). */
+static bool needs_threads(struct orcu__slot *s)
+{
+	if (orcu__slot_online(s))
+		return true;
+	return orcu__slot_ever_online(s) && orcu__slot_has_work(s);
+}
+
 /* Under orcu__g.lock: threads for every slot that needs them.  Returns
  * the first creation error (the slots concerned are served degraded). */
 int orcu__cpu_start_slots(void)
@@ -71,7 +80,7 @@ int orcu__cpu_start_slots(void)
 		struct orcu__slot *s = &orcu__g.slots[i];
 		int err;
 
-		if (!orcu__slot_needs_threads(s))
+		if (!needs_threads(s))
 			continue;
 		err = orcu__nocb_spawn_slot(s);
 		if (err < 0 && ret == 0)
@@ -113,27 +122,13 @@ int orcu__cpu_check(const char *call, int cpu)
 	return 0;
 }
 
-struct orcu__slot *orcu__pick_online_slot(int avoid)
-{
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
-
-		/* Order: the caller holds orcu__g.lock, under which life
-		 * and attached change. */
-		if (i != avoid && orcu__slot_online(s) &&
-		    orcu__load_relaxed(&s->attached))
-			return s;
-	}
-	return NULL;
-}
-
-/* Under orcu__g.lock: an online slot other than avoid, threads or not. */
-static struct orcu__slot *other_online_slot(int avoid)
+/* Under orcu__g.lock: another slot is online. */
+static bool other_online_slot(int avoid)
 {
 	for (int i = 0; i < orcu__g.nr_possible; i++)
 		if (i != avoid && orcu__slot_online(&orcu__g.slots[i]))
-			return &orcu__g.slots[i];
-	return NULL;
+			return true;
+	return false;
 }
 
 /* orcu_cpu_online (entry.c): cpu was checked and the library started. */
@@ -150,41 +145,24 @@ int orcu__cpu_online(int cpu)
 	return ret;
 }
 
-/* orcu_cpu_offline (entry.c): as orcu__cpu_online(). */
+/* orcu_cpu_offline (entry.c): as orcu__cpu_online().  The slot keeps its
+ * callbacks and its threads: an offloaded slot's follower goes on
+ * draining it, and an inline one is taken over by its threads at once
+ * (nocb.c scan_done()); the caller wakes its server. */
 int orcu__cpu_offline(int cpu)
 {
-	struct orcu__slot *s, *to;
+	struct orcu__slot *s = &orcu__g.slots[cpu];
+	int ret = 0;
 
-	s = &orcu__g.slots[cpu];
 	pthread_mutex_lock(&orcu__g.lock);
-	if (!orcu__slot_online(s)) {
-		pthread_mutex_unlock(&orcu__g.lock);
-		return 0;
-	}
-	/* One with threads, to take an inline slot's callbacks; else any. */
-	to = orcu__pick_online_slot(cpu);
-	if (!to)
-		to = other_online_slot(cpu);
-	if (!to) {
-		pthread_mutex_unlock(&orcu__g.lock);
-		orcu__warn("orcu_cpu_offline: CPU %d is the last online CPU", cpu);
-		return -EBUSY;
-	}
-	orcu__slot_set_offline(s);
-	if (!orcu__slot_offloaded(s)) {
-		/* No application thread will come by an offline inline slot:
-		 * its callbacks move to an online one.  Offloaded slots keep
-		 * their follower, which goes on draining them.  Moved to a slot
-		 * without threads (none has any), they are served as orphans
-		 * (nocb.c point 6). */
-		void (*first_func)(struct orcu_head *);
-
-		if (orcu__slot_move_all(s, to, &first_func) &&
-		    !orcu__load_relaxed(&to->attached))
-			orcu__nocb_orphan_posted();
-	}
+	if (orcu__slot_online(s) && !other_online_slot(cpu))
+		ret = -EBUSY;
+	else if (orcu__slot_online(s))
+		orcu__slot_set_offline(s);
 	pthread_mutex_unlock(&orcu__g.lock);
-	return 0;
+	if (ret)
+		orcu__warn("orcu_cpu_offline: CPU %d is the last online CPU", cpu);
+	return ret;
 }
 
 /* orcu_cpu_offload / orcu_cpu_deoffload (entry.c): cpu was checked. */

@@ -1,44 +1,18 @@
 /*
  * entry.c - first use and quiescent points: the public calls of the
  * modules below (registry.c, gp.c, cpu.c) where they need what is above
- * them, so that no module calls up.  orcu_init() and the lazy start
- * (configure on first use, start the threads, retry them when degraded);
- * registration, which starts the library first; the quiescent-point calls,
- * which run an inline slot's ready callbacks and, with no library thread,
- * serve what none can (the safe points); synchronize, which
- * configures it; and the CPU calls.  Calls config.c, registry.c, gp.c,
- * slot.c, cpu.c, nocb.c (the GP hook it installs) and os.c.  Called by
- * call.c, barrier.c and lifecycle.c for the lazy start and inline polls.
+ * them, so that no module calls up.  orcu_init() and the lazy
+ * configuration; registration, which starts the library first; the
+ * quiescent-point calls, which run an inline slot's ready callbacks and
+ * the server rule's safe points; synchronize, after which a waiter serves
+ * what no thread can; and the CPU calls.  Calls config.c, registry.c,
+ * gp.c, slot.c, cpu.c, serve.c (start, retry, the GP hook it installs)
+ * and os.c.  Called by call.c, barrier.c and lifecycle.c for the
+ * configuration and inline polls.
  *
- * Why work that no library thread can do still gets done (DESIGN 6).
- *  1. With no leader and no GP thread, callbacks on slots nobody scans
- *     (nocb.c point 6 raises unserved) and GPs asked for (point 2) wait
- *     for an application thread at a safe point: orcu_quiescent_state(),
- *     orcu_thread_online(), orcu_thread_offline() (so also where a qsbr
- *     caller of orcu_synchronize() comes back online), never orcu_call(),
- *     whose caller may hold a lock its callbacks take, nor a memb
- *     caller's orcu_synchronize() (likewise: liburcu's and the kernel's
- *     never run callbacks).  A safe point is a registered thread outside
- *     its sections and callbacks, not a library thread, not the GP owner
- *     (a stall handler): there callbacks may run and GPs may be waited
- *     for, offline if qsbr, as the degraded mode in docs/API.md warns.
- *     It exchanges unserved to 0, fences, then retries the threads, runs
- *     the GPs asked for and serves the slots nobody scans (slot.c); a
- *     requester publishes its work (a callback, a target), fences, then
- *     reads unserved, and raises it if it reads 0.  One of the two sees
- *     the other, so the work is served now or by a later safe point.  At
- *     most once per SAFE_POINT_GAP_NS in the process; with nothing raised
- *     a safe point pays one load, and nothing wakes by itself.
- *  2. orcu_start_poll() asks for a GP and does not wait for it.  When no
- *     GP thread runs (gp.c point 6) it has the threads retried (started
- *     again after orcu_shutdown(), or recreated at most once per
- *     ORCU__RETRY_NS when degraded); a new GP thread serves every target
- *     raised before it.  Still none: it forces a wake of the adopter (a
- *     running leader), which runs the GPs asked for itself (nocb.c point
- *     6).  No leader either: it raises orcu__g.unserved for point 1.
- *  3. A GP asked for while orcu_shutdown() stops the GP thread, and missed
- *     by it, is run by the shutdown (gp.c point 6); after the shutdown,
- *     orcu_start_poll() starts the library again (point 2).
+ * A configuration that cannot be applied for want of memory is not
+ * replaced by another: orcu__ensure_init() returns -ENOMEM, and the next
+ * call that needs the library tries the same configuration again.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -58,8 +32,10 @@ static int apply_conf(struct orcu__conf *c)
 	orcu__conf_apply(c);
 	/* Before any leader can wait for a GP end (gp.c reads it relaxed,
 	 * after acquiring `initialized`). */
-	orcu__store_relaxed(&orcu__gp_hook, orcu__nocb_gp_event);
+	orcu__store_relaxed(&orcu__gp_hook, orcu__serve_gp_event);
 	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
+	if (ret == 0)
+		orcu__slots_take_early();
 	/* Publishes the configuration and the slots: pairs with every
 	 * acquire of `initialized` (orcu__ensure_init(), stats.c).  seq_cst
 	 * for orcu__slots_fork_quiesce(): it raises fork_pending, then reads
@@ -92,153 +68,37 @@ int orcu_init(const struct orcu_config *cfg)
 	return ret;
 }
 
-void orcu__ensure_init(void)
+int orcu__ensure_init(void)
 {
 	struct orcu__conf c;
+	int ret = 0;
 
 	/* Pairs with the store in apply_conf(). */
 	if (orcu__likely(orcu__load_acquire(&orcu__g.initialized)))
-		return;
+		return 0;
 	pthread_mutex_lock(&orcu__g.lock);
 	if (!orcu__load_relaxed(&orcu__g.initialized)) {
-		if (orcu__conf_build(NULL, &c) < 0 || apply_conf(&c) < 0)
-			orcu__die("cannot initialise (out of memory)");
-		orcu__conf_free(&c);
+		ret = orcu__conf_build(NULL, &c);
+		if (ret == 0) {
+			ret = apply_conf(&c);
+			orcu__conf_free(&c);
+		}
 	}
-	pthread_mutex_unlock(&orcu__g.lock);
-}
-
-/* Under orcu__g.lock: start the GP thread and the threads of every slot
- * that needs them.  0, or -EAGAIN (the library runs degraded). */
-static int start_locked(void)
-{
-	int gp, slots;
-
-	ORCU__ASSERT_HELD(&orcu__g.lock);
-	if (orcu__load_relaxed(&orcu__g.stopping))
-		return 0;
-	if (!orcu__load_relaxed(&orcu__g.started))
-		orcu__membarrier_init();
-	gp = orcu__gp_start_thread();
-	slots = orcu__cpu_start_slots();
-	/* Pairs with the acquire loads of `started` (orcu__ensure_started(),
-	 * orcu__inline_poll(), orcu_reclaim_lazy()): the threads' records
-	 * are set up. */
-	orcu__store_release(&orcu__g.started, 1);
-	if (gp == 0 && slots == 0) {
-		orcu__store_relaxed(&orcu__g.degraded, 0);
-		return 0;
-	}
-	return -EAGAIN;
-}
-
-int orcu__ensure_started_slow(void)
-{
-	int ret = 0;
-
-	orcu__ensure_init();
-	pthread_mutex_lock(&orcu__g.lock);
-	if (!orcu__load_relaxed(&orcu__g.started))
-		ret = start_locked();
 	pthread_mutex_unlock(&orcu__g.lock);
 	return ret;
 }
 
-/* A caller that needs threads (a poster on a slot without any, a waiting
- * barrier, orcu_start_poll(), a safe point): start what orcu_shutdown()
- * stopped, or, degraded, retry what could not be created, at most once
- * per ORCU__RETRY_NS. */
-void orcu__retry_threads(void)
+int orcu__ensure_started_slow(void)
 {
-	/* Order: none needed; orcu__ensure_started() decides again.  (For
-	 * orcu_start_poll() this load comes after a fence: point 2.) */
-	if (!orcu__load_relaxed(&orcu__g.started)) {
-		orcu__ensure_started();
-		return;
-	}
-	if (!orcu__load_relaxed(&orcu__g.degraded) ||
-	    orcu__now_ns() < orcu__load_relaxed(&orcu__g.retry_after_ns))
-		return;
-	if (pthread_mutex_trylock(&orcu__g.lock))
-		return;
-	if (orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))
-		start_locked();
+	int ret = orcu__ensure_init();
+
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&orcu__g.lock);
+	if (!orcu__load_relaxed(&orcu__g.started))
+		ret = orcu__serve_start_locked();
 	pthread_mutex_unlock(&orcu__g.lock);
-}
-
-/* ------------------------------------------------------------------ */
-/* Safe points without library threads (point 1) */
-
-#define SAFE_POINT_GAP_NS (1000 * 1000ull)
-
-/* The next serve, not before: the thread that moves it serves. */
-static _Atomic uint64_t safe_point_next_ns;
-
-static void serve_unserved(void)
-{
-	bool was_online;
-
-	/* Not after orcu_shutdown() (or in a fork child): a stopped library
-	 * starts again when a call needs it, not at a quiescent point. */
-	if (orcu__load_relaxed(&orcu__g.started))
-		orcu__retry_threads();
-	was_online = orcu__qsbr_offline_for_wait();
-	if (!orcu__gp_thread_running()) {
-		orcu__gp_run_requested();
-		/* Pairs with the release of adopter in orcu__nocb_spawn_slot()
-		 * (a leader now adopts them). */
-		if (!orcu__load_acquire(&orcu__g.adopter))
-			orcu__slots_serve_unattached(true);
-	}
-	/* Back online as orcu_thread_online() is, without its inline poll:
-	 * the callbacks above ran online (slot.c orcu__slot_serve()). */
-	if (was_online)
-		orcu__qsbr_online();
-}
-
-void orcu__safe_point_slow(void)
-{
-	struct orcu__reader *r = &orcu__reader;
-	uint64_t now, next;
-
-	if (r->kind == ORCU__KIND_NONE || r->in_callback || orcu__tls.gp_owning ||
-	    orcu__tls.library_thread || (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK))
-		return;
-	/* Relaxed: a rate limit that publishes nothing (serving is safe
-	 * concurrently: a barrier serves too). */
-	now = orcu__now_ns();
-	next = orcu__load_relaxed(&safe_point_next_ns);
-	if (now < next || !orcu__cas_relaxed(&safe_point_next_ns, &next, now + SAFE_POINT_GAP_NS))
-		return;
-	/* The fence pairs with the requester's fence between its work and
-	 * its read of unserved (orcu__nocb_orphan_posted(), orcu__gp_request()
-	 * via orcu_start_poll()): work it left to us is visible below. */
-	if (orcu__xchg_relaxed(&orcu__g.unserved, 0)) {
-		orcu__fence_seq_cst();
-		serve_unserved();
-	}
-}
-
-/* Point 2: the GP just asked for has no GP thread to run it. */
-static void gp_request_unserved(void)
-{
-	struct orcu__leader *l;
-
-	/* A GP thread started here serves every target raised before it.
-	 * Its first load, of `started`, follows orcu__gp_request()'s fence:
-	 * an orcu_shutdown() that has not cleared it yet runs our target
-	 * (gp.c point 6). */
-	orcu__retry_threads();
-	if (orcu__gp_thread_running())
-		return;
-	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(): its
-	 * record is set up.  The forced wake's fence orders our target
-	 * before `force` (the leader reads it after taking `force`). */
-	l = orcu__load_acquire(&orcu__g.adopter);
-	if (l)
-		orcu__nocb_wake_leader(l, true);
-	else
-		orcu__unserved_raise();
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -263,23 +123,45 @@ void orcu__inline_poll_slow(void)
 /* ------------------------------------------------------------------ */
 /* Readers (registry.c) */
 
+/* A start that fails for want of memory fails the registration: nothing
+ * changed, and the caller may try again. */
+static int register_started(int kind, const char *call)
+{
+	if (orcu__ensure_started() == -ENOMEM) {
+		orcu__warn("%s: cannot start orcu (out of memory); not registered", call);
+		return -ENOMEM;
+	}
+	return orcu__register(kind, call);
+}
+
 int orcu_register_thread(void)
 {
-	orcu__ensure_started();
-	return orcu__register(ORCU__KIND_MEMB, "orcu_register_thread");
+	return register_started(ORCU__KIND_MEMB, "orcu_register_thread");
 }
 
 int orcu_register_thread_qsbr(void)
 {
-	orcu__ensure_started();
-	return orcu__register(ORCU__KIND_QSBR, "orcu_register_thread_qsbr");
+	return register_started(ORCU__KIND_QSBR, "orcu_register_thread_qsbr");
 }
 
 void orcu__read_lock_slow(void)
 {
 	if (orcu__reader.kind == ORCU__KIND_NONE) {
-		/* Documented: a memb read lock registers the thread. */
-		if (orcu_register_thread() < 0)
+		/* Documented: a memb read lock registers the thread.  A
+		 * reader needs no slot: if the library cannot start, it is
+		 * registered all the same, and the start is retried by the
+		 * next call that needs it. */
+		if (orcu__ensure_started() == -ENOMEM) {
+			orcu__warn("orcu_read_lock: cannot start orcu (out of memory); "
+				   "reading registered, callbacks wait for memory");
+			/* membarrier is decided before a reader exists
+			 * (registry.c); the start decides it again alike. */
+			pthread_mutex_lock(&orcu__g.lock);
+			if (!orcu__load_relaxed(&orcu__g.started))
+				orcu__membarrier_init();
+			pthread_mutex_unlock(&orcu__g.lock);
+		}
+		if (orcu__register(ORCU__KIND_MEMB, "orcu_read_lock") < 0)
 			orcu__misuse("orcu_read_lock", "thread could not be registered");
 		orcu_read_lock();
 		return;
@@ -310,6 +192,8 @@ void orcu_thread_online(void)
 /* ------------------------------------------------------------------ */
 /* Grace periods (gp.c) */
 
+/* A GP needs no slot: without memory for them it still runs.  After it,
+ * the caller serves what no thread can (serve.c rule d). */
 static void wait_for(unsigned long target, bool hurry)
 {
 	bool was_online;
@@ -317,6 +201,8 @@ static void wait_for(unsigned long target, bool hurry)
 	orcu__ensure_init();
 	was_online = orcu__qsbr_offline_for_wait();
 	orcu__gp_drive(target, hurry);
+	if (orcu__serve_wanted())
+		orcu__serve_waited();
 	if (was_online)
 		orcu_thread_online();
 }
@@ -339,7 +225,7 @@ unsigned long orcu_start_poll(void)
 
 	orcu__ensure_started();
 	if (!orcu__gp_request(cookie, ORCU__GP_NOW))
-		gp_request_unserved();
+		orcu__serve_gp_asked();
 	return cookie;
 }
 
@@ -356,19 +242,30 @@ void orcu_cond_synchronize(unsigned long cookie)
 
 int orcu_current_cpu(void)
 {
-	orcu__ensure_init();
-	return orcu__current_slot()->cpu;
+	int ret = orcu__ensure_init();
+
+	return ret < 0 ? ret : orcu__current_slot()->cpu;
+}
+
+/* The library is configured (or -ENOMEM), and cpu names a possible slot
+ * (or -EINVAL and one line naming call). */
+static int check_cpu(const char *call, int cpu)
+{
+	int ret = orcu__ensure_init();
+
+	return ret < 0 ? ret : orcu__cpu_check(call, cpu);
 }
 
 int orcu_thread_bind_cpu(int cpu)
 {
+	int ret;
+
 	if (cpu == -1) {
 		orcu__tls.bound_cpu = -1;
 		return 0;
 	}
-	orcu__ensure_init();
-	if (orcu__cpu_check("orcu_thread_bind_cpu", cpu) < 0)
-		return -EINVAL;
+	if ((ret = check_cpu("orcu_thread_bind_cpu", cpu)) < 0)
+		return ret;
 	orcu__tls.bound_cpu = cpu;
 	return 0;
 }
@@ -376,11 +273,17 @@ int orcu_thread_bind_cpu(int cpu)
 /* Threads are started only once cpu is known to be possible. */
 static int hotplug(const char *call, int cpu, int (*op)(int cpu))
 {
-	orcu__ensure_init();
-	if (orcu__cpu_check(call, cpu) < 0)
-		return -EINVAL;
+	int ret = check_cpu(call, cpu);
+
+	if (ret < 0)
+		return ret;
 	orcu__ensure_started();
-	return op(cpu);
+	ret = op(cpu);
+	/* A slot gone offline keeps its callbacks: its server re-decides
+	 * who invokes them (nocb.c scan_done()). */
+	if (ret == 0)
+		orcu__serve_kick(&orcu__g.slots[cpu]);
+	return ret;
 }
 
 int orcu_cpu_online(int cpu)
@@ -395,9 +298,10 @@ int orcu_cpu_offline(int cpu)
 
 static int set_offload(const char *call, int cpu, bool on)
 {
-	orcu__ensure_init();
-	if (orcu__cpu_check(call, cpu) < 0)
-		return -EINVAL;
+	int ret = check_cpu(call, cpu);
+
+	if (ret < 0)
+		return ret;
 	orcu__cpu_set_offload(cpu, on);
 	return 0;
 }

@@ -2,9 +2,9 @@
  * gp.c - the grace-period engine: who runs a GP (the GP thread, or any
  * thread that must wait for one), the request protocol, orcu_synchronize*,
  * and the polled API.  Calls registry.c for the reader wait and os.c;
- * tells the callback layer (nocb.c) each GP end, and when the GP thread
- * has slots without threads to serve, through orcu__gp_hook, the one call
- * up the layers.
+ * tells the server rule (serve.c) each GP end, and the GP thread's turn to
+ * serve slots without threads or retry missing threads, through
+ * orcu__gp_hook, the one call up the layers.
  *
  * Why it is safe.
  *  1. orcu__gp_seq moves even -> odd (GP started) -> even (GP ended), and
@@ -442,15 +442,21 @@ static void gp_thread_exit(void)
 	orcu__store_release(&thr.clock, CLOCK_NONE);
 }
 
-/* Nobody else serves slots without threads when no leader runs at all
- * (leaders could not be created): the GP thread does, as a library thread
- * whose callbacks no GP waits on (nocb.c point 6).  Order: none needed
- * for this pre-check; the callback layer exchanges orphans (seq_cst) and
- * re-reads adopter before it serves. */
-static bool orphans_to_serve(void)
+/* The server rule's turn (serve.c): callbacks wait on slots without
+ * threads and no leader runs, or missing threads are due for a retry.
+ * Returns 0 for "now", else how long until a retry is due (-1: never).
+ * Order: none needed; serve.c decides again. */
+static int64_t serve_due_ns(void)
 {
-	return orcu__load_relaxed(&orcu__g.orphans) &&
-	       !orcu__load_relaxed(&orcu__g.adopter);
+	uint64_t now, at;
+
+	if (orcu__load_relaxed(&orcu__g.unserved) && !orcu__load_relaxed(&orcu__g.adopter))
+		return 0;
+	if (!orcu__load_relaxed(&orcu__g.degraded))
+		return -1;
+	now = orcu__now_ns();
+	at = orcu__load_relaxed(&orcu__g.retry_after_ns);
+	return at <= now ? 0 : (int64_t)(at - now);
 }
 
 void orcu__gp_kick(void)
@@ -468,10 +474,13 @@ static void *gp_thread_main(void *arg)
 		 * child's GP thread is another (point 1). */
 		if (orcu__tls.retired)
 			break;
-		if (orphans_to_serve()) {
-			gp_event(ORCU__GP_SERVE_ORPHANS, 0);
+		int64_t serve = serve_due_ns();
+
+		if (serve == 0) {
+			gp_event(ORCU__GP_SERVE, 0);
 			if (orcu__tls.retired)
 				break;
+			serve = serve_due_ns();
 		}
 		/* Relaxed: what to do next; orcu__gp_drive() and the re-check
 		 * after orcu__event_prepare() below read them again. */
@@ -497,11 +506,15 @@ static void *gp_thread_main(void *arg)
 		ticket = orcu__event_prepare(&req.wake);
 		if ((!batch && orcu__seq_lt(cur, orcu__load_relaxed(&req.needed))) ||
 		    orcu__seq_lt(cur, orcu__load_relaxed(&req.needed_now)) ||
-		    orcu__load_acquire(&thr.stop) || orphans_to_serve()) {
+		    orcu__load_acquire(&thr.stop) || serve_due_ns() == 0) {
 			orcu__event_cancel(&req.wake);
 			orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 			continue;
 		}
+		/* Idle means idle, except while threads are missing: then we
+		 * wake when their retry is due (serve.c point 3). */
+		if (serve > 0 && (!batch || serve < batch))
+			batch = serve;
 		orcu__event_wait(&req.wake, ticket, batch ? batch : -1);
 		orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 	}

@@ -10,14 +10,17 @@
  *   gp.c (GP engine); slot.c (one slot's list operations, invocation, the
  *   wakes of leaders and followers);
  *   nocb.c (leaders and followers) <- cpu.c (slots, topology, hotplug) <-
- *   entry.c (orcu_init, lazy start, the public calls of registry.c, gp.c
- *   and cpu.c, inline polls) <- call.c (enqueue, flood, lazy) and
- *   barrier.c <- lifecycle.c (shutdown, fork);
+ *   serve.c (the server rule: who serves a slot without threads; start
+ *   and retry of the threads) <- entry.c (orcu_init, lazy configuration,
+ *   the public calls of registry.c, gp.c and cpu.c, inline polls) <-
+ *   call.c (enqueue, flood, lazy) and barrier.c <- lifecycle.c (shutdown,
+ *   fork);
  *   stats.c, compat.c and urcu_flavor.c (the liburcu layers) on top.
- * One call runs upward: the GP engine's hook to the callback layer
+ * One call runs upward: the GP engine's hook to the server rule
  * (orcu__gp_hook: a GP ended, or the GP thread's turn to serve slots
- * without threads).  And os.c holds a link anchor to lifecycle.c, so a
- * static link keeps the fork handlers.  scripts/src-metrics.py checks the
+ * without threads or retry threads).  And os.c holds a link anchor to
+ * lifecycle.c, so a static link keeps the fork handlers.
+ * scripts/src-metrics.py checks the
  * graph (no import cycle).
  * Nothing here is part of the public API.
  */
@@ -168,6 +171,9 @@ struct orcu__leader {
 	/* Threads owning a posting queue on one of the group's slots; with
 	 * none, the leader sleeps without membarrier() (slot.c point 7). */
 	_Atomic int postq_owners;
+	/* Callbacks wait on slots nobody scans: posters raise it, the
+	 * adopter exchanges it to 0 and serves them in place (serve.c). */
+	_Atomic int orphans;
 	int first, nslots;                  /* the group: [first, first + nslots) */
 	pthread_t tid;
 };
@@ -205,13 +211,15 @@ struct orcu__global {
 
 	_Atomic int nr_inline;         /* slots not offloaded: 0 skips inline polls */
 	_Atomic int stopping;          /* orcu_shutdown is joining threads: spawn nothing */
-	_Atomic int degraded;          /* a library thread could not be created: retry */
+	/* The server rule's state (serve.c, its only writer but for os.c
+	 * raising degraded when a creation fails). */
+	_Atomic int degraded;          /* a library thread is missing: retry */
 	_Atomic uint64_t retry_after_ns; /* next spawn retry (degraded) */
-	_Atomic int orphans;           /* a callback was posted to a slot without threads */
-	/* No library thread serves some work (orphans, a GP asked for): a
-	 * requester raises it, a safe point takes it (entry.c point 1). */
+	/* No leader serves some work (callbacks on slots without threads, a
+	 * GP asked for): a requester raises it, the GP thread, a waiter or a
+	 * safe point takes it. */
 	_Atomic int unserved;
-	struct orcu__leader *_Atomic adopter; /* a running leader that adopts orphans */
+	struct orcu__leader *_Atomic adopter; /* a running leader that serves orphans */
 	_Atomic int threads_alive;
 	_Atomic int leaders_alive;
 	_Atomic int followers_alive;
@@ -272,8 +280,6 @@ struct orcu__spawn_arg {
 	void *(*fn)(void *);
 	void *arg;
 };
-/* Degraded mode: how long after a failed thread creation to try again. */
-#define ORCU__RETRY_NS (1000 * 1000000ull)
 void *orcu__spawn_trampoline(void *p);
 void orcu__die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void orcu__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -359,10 +365,10 @@ void orcu__membarrier_master(void);
 /* gp.c */
 extern _Atomic unsigned long orcu__gp_seq;
 /* The only call from gp.c up to the callback layer, set by entry.c
- * to orcu__nocb_gp_event(): ENDED with gp_seq at the end of every GP, on
- * the thread that ended it; SERVE_ORPHANS on the GP thread, when callbacks
- * wait on slots without threads and no leader runs to adopt them. */
-enum orcu__gp_event { ORCU__GP_ENDED, ORCU__GP_SERVE_ORPHANS };
+ * to orcu__serve_gp_event(): ENDED with gp_seq at the end of every GP, on
+ * the thread that ended it; SERVE on the GP thread, when callbacks wait
+ * on slots without threads and no leader runs, or a retry is due. */
+enum orcu__gp_event { ORCU__GP_ENDED, ORCU__GP_SERVE };
 ORCU__HIDDEN extern void (*_Atomic orcu__gp_hook)(enum orcu__gp_event ev, unsigned long seq);
 /* Defined only by validation programs (orcu-torture, tests): nonzero makes
  * grace periods end without waiting for readers, the "busted" flavor the
@@ -382,7 +388,7 @@ bool orcu__gp_run_requested(void);
  * until gp_seq reaches target.  The caller may block. */
 void orcu__gp_drive(unsigned long target, bool hurry);
 bool orcu__gp_thread_running(void);
-void orcu__gp_kick(void);          /* wake the GP thread (orphans to serve) */
+void orcu__gp_kick(void);          /* wake the GP thread (serve.c has work) */
 void orcu__gp_set_unbatched(bool on);  /* a barrier waits: no batch window */
 unsigned long orcu__gp_snap(void);     /* fence, then the end of the next GP */
 uint64_t orcu__gp_thread_cpu_ns(void);
@@ -397,7 +403,6 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 void orcu__mark_seen(struct orcu__slot *s);
 int orcu__getcpu_slow(void);
 int orcu__cpu_start_slots(void);
-struct orcu__slot *orcu__pick_online_slot(int avoid);
 /* The halves of the public CPU calls that entry.c completes. */
 int orcu__cpu_check(const char *call, int cpu);
 int orcu__cpu_online(int cpu);
@@ -407,13 +412,25 @@ void orcu__cpu_set_offload(int cpu, bool on);
 /* lifecycle.c: shutdown and fork, the top; os.c keeps it linked. */
 ORCU__HIDDEN extern const int orcu__lifecycle_linked;
 
-/* entry.c: first use (configure, start, retry) and the quiescent-point
- * inline polls; called by call.c, barrier.c and lifecycle.c. */
-void orcu__retry_threads(void);    /* degraded or stopped: start what is missing */
-void orcu__ensure_init(void);      /* slots exist (no threads) */
+/* serve.c: the server rule (who serves a slot without threads), the
+ * start and retry of the threads; above cpu.c and nocb.c. */
+int orcu__serve_start_locked(void); /* under orcu__g.lock: 0 or -EAGAIN */
+void orcu__retry_threads(void);    /* stopped: start; degraded: retry if due */
+bool orcu__serve_posted(struct orcu__slot *s);  /* false: no leader runs */
+void orcu__serve_kick(struct orcu__slot *s);    /* s has work for its server */
+void orcu__serve_slot(struct orcu__slot *s);    /* its work, on this thread */
+void orcu__serve_waiter(void);     /* a barrier or backlog wait's turn */
+void orcu__serve_waited(void);     /* after an application thread's GP wait */
+void orcu__serve_gp_asked(void);   /* orcu_start_poll() and no GP thread */
+void orcu__serve_after_stop(void); /* orcu_shutdown(), threads joined */
+void orcu__serve_after_fork_child(void);
+void orcu__serve_gp_event(enum orcu__gp_event ev, unsigned long seq); /* orcu__gp_hook */
+void orcu__safe_point_slow(void);
+
+/* entry.c: first use (configure) and the quiescent-point inline polls. */
+int orcu__ensure_init(void);       /* slots exist (no threads): 0 or -ENOMEM */
 int orcu__ensure_started_slow(void);
 void orcu__inline_poll_slow(void);
-void orcu__safe_point_slow(void);
 
 /* The GP thread and the slots' threads exist (or were tried): 0, or
  * -EAGAIN.  Pairs with the release store of `started` in start_locked(). */
@@ -424,22 +441,30 @@ static inline int orcu__ensure_started(void)
 	return orcu__ensure_started_slow();
 }
 
-/* Work no library thread serves (entry.c point 1), published by the
- * caller and followed by a fence: leave it to a safe point.  Relaxed: the
- * caller's fence and the safe point's, after its exchange, pair. */
+/* Work no library thread serves (serve.c rule d), published by the
+ * caller and followed by a fence: leave it to a waiter or safe point.
+ * Relaxed: the caller's fence and the waiter's, after its exchange, pair. */
 static inline void orcu__unserved_raise(void)
 {
 	if (!orcu__load_relaxed(&orcu__g.unserved))
 		orcu__store_relaxed(&orcu__g.unserved, 1);
 }
 
+/* Threads are missing, or work waits for a waiter (serve.c): two relaxed
+ * loads of words nobody writes while the threads run. */
+static inline bool orcu__serve_wanted(void)
+{
+	return orcu__unlikely(orcu__load_relaxed(&orcu__g.unserved) |
+			      orcu__load_relaxed(&orcu__g.degraded));
+}
+
 /* An application thread's safe point (orcu_quiescent_state(),
  * orcu_thread_online/offline()): when no library thread could serve
- * them, it serves slots without threads and the GPs asked for (entry.c
- * point 1).  One relaxed load of a word nobody writes while threads run. */
+ * them, it serves slots without threads and the GPs asked for, and
+ * retries missing threads (serve.c rule d). */
 static inline void orcu__safe_point(void)
 {
-	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.unserved)))
+	if (orcu__serve_wanted())
 		orcu__safe_point_slow();
 }
 /* An application thread at a quiescent point runs its inline slot's ready
@@ -467,9 +492,7 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s);      /* under orcu__g.lock */
 void orcu__nocb_request_stop(void);                   /* under orcu__g.lock */
 void orcu__nocb_join_all(void);                       /* without it */
 void orcu__nocb_forget_all(void);                     /* under it */
-bool orcu__nocb_orphan_posted(void);
-void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who);
-void orcu__nocb_gp_event(enum orcu__gp_event ev, unsigned long seq); /* orcu__gp_hook */
+void orcu__nocb_gp_done(unsigned long seq);           /* wake leaders waiting for it */
 void orcu__nocb_after_fork_child(void);
 
 /* barrier.c */
@@ -484,7 +507,6 @@ enum orcu__delay_point {
 	ORCU__DELAY_GP_START, ORCU__DELAY_GP_END, ORCU__DELAY_LEADER_SLEEP,
 	ORCU__DELAY_BARRIER, ORCU__DELAY_ENQUEUE,
 	ORCU__DELAY_SHARED_POST,     /* counted in n_posted, not yet pushed (call.c) */
-	ORCU__DELAY_MARKER_DEFERRED, /* a claimer about to run the marker left to it (slot.c) */
 	ORCU__DELAY_NPOINTS
 };
 extern _Atomic int orcu__delay_enabled;

@@ -1,9 +1,10 @@
 /*
  * lifecycle.c - the end of the library's lifetime and its copies:
  * orcu_shutdown() and fork.  The top of the library, the only module that
- * calls every other: entry.c to have it running, then the stop and
- * after-fork entry points of cpu.c, gp.c, nocb.c, slot.c, registry.c,
- * barrier.c and postcheck.c, and os.c.  Nothing calls it.
+ * calls every other: serve.c to have it running and to serve what is
+ * left, then the stop and after-fork entry points of gp.c, nocb.c,
+ * slot.c, registry.c, barrier.c and postcheck.c, and os.c.  Nothing
+ * calls it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -53,8 +54,10 @@ static int stop_all(void)
 	pthread_mutex_unlock(&orcu__g.lock);
 	/* A GP asked for (orcu_start_poll()) that the GP thread missed as it
 	 * stopped: nobody else will run it (gp.c point 6).  The caller runs
-	 * it, offline (orcu_shutdown()). */
+	 * it, offline (orcu_shutdown()), and the callbacks posted while the
+	 * threads stopped (serve.c point 4). */
 	orcu__gp_run_requested();
+	orcu__serve_after_stop();
 	return 0;
 }
 
@@ -142,7 +145,9 @@ static void fork_child(void)
 	orcu__tls.retired = orcu__tls.library_thread;
 	orcu__store_relaxed(&orcu__g.started, 0);
 	orcu__store_relaxed(&orcu__g.stopping, 0);
-	orcu__store_relaxed(&orcu__g.degraded, 0);
+	/* Callbacks the child inherited start its threads at its next GP,
+	 * safe point or post (serve.c point 4). */
+	orcu__serve_after_fork_child();
 	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__barrier_fork_child();
 	orcu__slots_fork_resume(true);

@@ -2,11 +2,10 @@
  * nocb.c - callback offloading: one leader thread (orcu-og/N) per group of
  * ORCU_NOCB_STRIDE slots and one follower (orcu-oc/N) per online slot;
  * spawning (only for online slots), the leader's sleep/wake protocol,
- * polling mode, takeover of inline slots.  Calls slot.c to invoke, move
- * callbacks and wake, gp.c to request grace periods, cblist.c, mpsc.c,
- * config.c for the thread cap, and os.c.
- * gp.c tells it each GP end, and the GP thread's turn to serve orphans,
- * through orcu__gp_hook (entry.c sets it to orcu__nocb_gp_event()).
+ * polling mode, takeover of inline slots, the adopter's in-place service
+ * of slots without threads.  Calls slot.c to invoke and wake, gp.c to
+ * request grace periods, cblist.c, mpsc.c, config.c for the thread cap,
+ * and os.c.  serve.c tells it each GP end (orcu__nocb_gp_done()).
  *
  * Why no callback is left behind.
  *  1. A leader's `sleep` state is ORCU__LEADER_AWAKE (zero) when the
@@ -37,16 +36,15 @@
  *     a timer for as new work, so a lazy callback waits at most
  *     ORCU_LAZY_MS plus one GP, whoever else posts.
  *  6. A slot is `attached` only once its group's leader exists; a follower
- *     that could not be created leaves invocation to the leader.  A
- *     callback posted to a slot nobody scans raises `orphans` and wakes
- *     the adopter (any running leader), which moves it to a slot of its
- *     own; with no leader at all the GP thread serves such slots, and
- *     with no library thread at all, the poster raises orcu__g.unserved
- *     and application threads serve them at their safe points (entry.c
- *     point 1), as do the threads that wait (barrier.c).  With no GP
- *     thread, leaders run GPs themselves: those their callbacks need, and
- *     those asked for by orcu_start_poll(), which forces a wake of the
- *     adopter for them (gp.c point 6, entry.c point 2).
+ *     that could not be created leaves invocation to the leader.  A slot
+ *     nobody scans is served in place by the adopter (any running leader,
+ *     serve.c rule b): a poster there raises the adopter's `orphans` and
+ *     forces its wake; the adopter exchanges it to 0, then scans every
+ *     unattached slot that has work with scan_slot(), as its own, until a
+ *     pass finds none (models/serve.pml).  Callbacks never move.  With no
+ *     GP thread, leaders run GPs themselves: those their callbacks need,
+ *     and those asked for by orcu_start_poll(), which forces a wake of the
+ *     adopter for them (gp.c point 6).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -62,88 +60,6 @@ static bool flat(void)
 	return orcu__g.stride == 1;
 }
 
-/* ------------------------------------------------------------------ */
-/* Wake-ups */
-
-/* Point 6: a callback landed on a slot without threads.  False if no
- * leader runs to adopt it (the caller has the threads retried). */
-bool orcu__nocb_orphan_posted(void)
-{
-	struct orcu__leader *l;
-	bool first;
-
-	/* A post to a thread's own queue was a release store, not an
-	 * exchange: the fence puts it before the loads below, as the seq_cst
-	 * exchange of the shared queue does (slot.c point 7). */
-	orcu__fence_seq_cst();
-	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(): the
-	 * leader's record is set up before we wake it. */
-	l = orcu__load_acquire(&orcu__g.adopter);
-	/* Pairs with the exchange to 0 in leader_main() and serve_orphans(),
-	 * each followed by a scan of the queues: our callback was published
-	 * by a seq_cst exchange of its queue's tail (or a release store and
-	 * the fence above), so either that scan sees it, or we read 0 and
-	 * wake the adopter.  The pre-check is seq_cst too: a 1 it reads is
-	 * then before the adopter's exchange, and not a stale value on a
-	 * weakly ordered CPU. */
-	first = !orcu__load_seq_cst(&orcu__g.orphans) &&
-		!orcu__xchg_seq_cst(&orcu__g.orphans, 1);
-
-	if (l) {
-		if (first)
-			orcu__nocb_wake_leader(l, true);
-		return true;
-	}
-	/* No leader runs: the GP thread serves orphans (serve_orphans()). */
-	if (first)
-		orcu__gp_kick();
-	/* Nor a GP thread: the safe points do.  The fence above orders our
-	 * callback before this load and the one of unserved (entry.c point
-	 * 1); a GP thread created after it reads orphans first. */
-	if (!orcu__gp_thread_running())
-		orcu__unserved_raise();
-	return false;
-}
-
-static void report_adopted(struct orcu__slot *s, long n,
-			   void (*first_func)(struct orcu_head *),
-			   struct orcu__slot *to, const char *who)
-{
-	const char *why = !orcu__slot_ever_online(s) ? "never came online" :
-			  !orcu__slot_online(s) ? "is offline without threads" :
-			  orcu__load_relaxed(&orcu__g.degraded) ?
-				"has no callback threads (they could not be created)" :
-				"has no callback threads (stopped by orcu_shutdown, or capped)";
-
-	if (!n || atomic_exchange_explicit(&s->adopted_reported, 1, memory_order_relaxed))
-		return;
-	orcu__warn("%s: CPU %d %s and holds %ld callback(s) (first %p); moved them to CPU %d",
-		   who, s->cpu, why, n, (void *)(uintptr_t)first_func, to->cpu);
-}
-
-/* Move the callbacks of every slot nobody scans onto `to`, which has
- * threads.  Reports each such slot once.  Under orcu__g.lock: a barrier
- * entrains its markers under it too, so no adoption moves callbacks
- * behind a marker it has already placed (barrier.c). */
-void orcu__nocb_adopt_orphans(struct orcu__slot *to, const char *who)
-{
-	ORCU__ASSERT_HELD(&orcu__g.lock);
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
-		void (*first_func)(struct orcu_head *) = NULL;
-		long n;
-
-		/* Order: orcu__g.lock, under which attached changes. */
-		if (s == to || orcu__load_relaxed(&s->attached) ||
-		    (!orcu__slot_pending(s) &&
-		     !orcu__load_relaxed(&s->marker_queued) &&
-		     !orcu__slot_has_new(s) && orcu__mpsc_empty(&s->lazyq)))
-			continue;
-		n = orcu__slot_move_all(s, to, &first_func);
-		report_adopted(s, n, first_func, to, who);
-	}
-}
-
 /* Leaders between publishing gp_waiting and clearing it: a GP end with
  * none skips the walk over every group. */
 static _Atomic int leaders_waiting;
@@ -157,7 +73,8 @@ static _Atomic uint64_t *gp_wait_word(const struct orcu__leader *l, uint64_t *bi
 	return &orcu__g.leader_gp_wait[g / 64];
 }
 
-static void gp_done(unsigned long seq)
+/* A GP ended (serve.c's GP hook): wake the leaders waiting for it. */
+void orcu__nocb_gp_done(unsigned long seq)
 {
 	int nwords = (orcu__g.nr_groups + 63) / 64;
 
@@ -189,29 +106,6 @@ static void gp_done(unsigned long seq)
 			orcu__count(gp_leader_wakeups, 1);
 		}
 	}
-}
-
-/* Point 6, with no leader at all (none could be created): the GP thread
- * serves the slots nobody scans, as a library thread whose callbacks no
- * GP waits on.  The acquire of adopter pairs with its release in
- * orcu__nocb_spawn_slot(): a running leader adopts instead.  The exchange
- * pairs with the one in orcu__nocb_orphan_posted(): a post after it
- * raises orphans again and kicks the GP thread; the slot locks order the
- * lists. */
-static void serve_orphans(void)
-{
-	if (orcu__load_acquire(&orcu__g.adopter) ||
-	    !orcu__xchg_seq_cst(&orcu__g.orphans, 0))
-		return;
-	orcu__slots_serve_unattached(false);
-}
-
-void orcu__nocb_gp_event(enum orcu__gp_event ev, unsigned long seq)
-{
-	if (ev == ORCU__GP_ENDED)
-		gp_done(seq);
-	else
-		serve_orphans();
 }
 
 /* ------------------------------------------------------------------ */
@@ -275,14 +169,16 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 }
 
 /* Slot with ready callbacks (under cb_lock): an offloaded, flooded or
- * taken-over slot is its threads' job; an inline slot gives its own
- * application threads ORCU_INLINE_TAKEOVER_MS first, then is TAKEOVER
- * (slot.h) until its DONE is empty. */
+ * taken-over slot is its threads' job; an online inline slot gives its
+ * own application threads ORCU_INLINE_TAKEOVER_MS first, then is TAKEOVER
+ * (slot.h) until its DONE is empty.  An offline inline slot has no
+ * application thread to come by: TAKEOVER at once, drained in place. */
 static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 {
 	int mode = orcu__load_relaxed(&s->mode);
 
-	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->hurry)) {
+	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->hurry) &&
+	    orcu__slot_online(s)) {
 		if (!orcu__load_relaxed(&s->inline_ready)) {
 			s->inline_deadline_ns = now + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull;
 			/* Order: none needed; a hint, and the inline invoker
@@ -295,6 +191,8 @@ static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 			scan_timer(sc, (int64_t)(s->inline_deadline_ns - now));
 			return;
 		}
+	}
+	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->hurry)) {
 		orcu__slot_set_mode_locked(s, ORCU__SLOT_TAKEOVER);
 		orcu__fetch_add_relaxed(&s->n_takeover, 1);
 		orcu__count(takeovers, 1);
@@ -363,22 +261,51 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 	orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
 }
 
-/* Ready callbacks of the group's slots that have no follower (flat mode,
- * or a follower that could not be created): this thread invokes them. */
-static long leader_invoke(struct orcu__leader *l)
+/* An unattached slot with work, which the adopter serves in place (point
+ * 6).  Order: none needed for attached; a slot attached after this load
+ * gets a forced wake of its own leader, and the lists are read under
+ * cb_lock. */
+static bool orphan_with_work(struct orcu__slot *s)
+{
+	return !orcu__load_relaxed(&s->attached) && orcu__slot_has_work(s);
+}
+
+/* Ready callbacks of the slots this leader serves that have no follower
+ * (flat mode, a follower that could not be created, an orphan): this
+ * thread invokes them. */
+static long leader_invoke(struct orcu__leader *l, bool orphans)
 {
 	long n = 0;
 
-	for (int i = l->first; i < l->first + l->nslots; i++) {
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
+		bool ours = i >= l->first && i < l->first + l->nslots &&
+			    orcu__load_relaxed(&s->attached);
 
-		/* Order: none needed; the lists are read under cb_lock, and
-		 * a slot attached after this load gets a forced wake. */
-		if (orcu__load_relaxed(&s->attached) &&
-		    !orcu__load_relaxed(&s->has_follower))
+		if (!ours && !(orphans && orphan_with_work(s)))
+			continue;
+		if (!orcu__load_relaxed(&s->has_follower))
 			n += orcu__slot_invoke_done(s, 0, false);
 	}
 	return n;
+}
+
+/* Point 6: the adopter scans every slot nobody scans, in place; true if
+ * one had work (the next pass scans them again). */
+static bool scan_orphans(uint64_t now, struct scan *sc)
+{
+	bool found = false;
+
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (!orphan_with_work(s))
+			continue;
+		orcu__slot_report_orphan(s, "served in place by another CPU's leader");
+		scan_slot(s, now, sc);
+		found = true;
+	}
+	return found;
 }
 
 /* Wait for the GP that the group's earliest callbacks need. */
@@ -421,6 +348,8 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 static void *leader_main(void *arg)
 {
 	struct orcu__leader *l = arg;
+	/* A new adopter scans for orphans before it first sleeps (point 1). */
+	bool orphans = true, adopter;
 
 	orcu__tls.library_slot = l->first;
 	/* Order: none needed for stop or force.  A stop publishes nothing
@@ -434,32 +363,27 @@ static void *leader_main(void *arg)
 		uint64_t now = orcu__now_ns();
 		struct scan sc = { .timeout_ns = -1 };
 
-		/* Point 6: we are (or may become) the adopter. */
-		/* Pairs with the exchange in orcu__nocb_orphan_posted(); the
-		 * relaxed pre-check only saves it (a poster that sets
-		 * orphans forces a wake, and we loop).  adopter is only
+		/* Point 6.  Pairs with the exchange in orcu__serve_posted()
+		 * (serve.c); the relaxed pre-check only saves it (a poster that
+		 * raises orphans forces a wake, and we loop).  adopter is only
 		 * compared with ourselves. */
-		if (orcu__load_relaxed(&orcu__g.orphans) &&
-		    orcu__load_relaxed(&orcu__g.adopter) == l &&
-		    orcu__xchg_seq_cst(&orcu__g.orphans, 0)) {
-			pthread_mutex_lock(&orcu__g.lock);
-			for (int i = l->first; i < l->first + l->nslots; i++)
-				if (orcu__load_relaxed(&orcu__g.slots[i].attached)) {
-					orcu__nocb_adopt_orphans(&orcu__g.slots[i], "orcu_call");
-					break;
-				}
-			pthread_mutex_unlock(&orcu__g.lock);
+		adopter = orcu__load_relaxed(&orcu__g.adopter) == l;
+		if (adopter) {
+			if (orcu__load_relaxed(&l->orphans) && orcu__xchg_seq_cst(&l->orphans, 0))
+				orphans = true;
+			if (orphans)
+				orphans = scan_orphans(now, &sc);
 		}
 		for (int i = l->first; i < l->first + l->nslots; i++) {
 			struct orcu__slot *s = &orcu__g.slots[i];
 
-			/* Order: as in leader_invoke(). */
+			/* Order: as in orphan_with_work(). */
 			if (orcu__load_relaxed(&s->attached))
 				scan_slot(s, now, &sc);
 		}
 		/* Progress made: scan again before sleeping.  A busy claim
 		 * means its holder wakes us when it leaves work behind. */
-		if (sc.invoke && leader_invoke(l))
+		if (sc.invoke && leader_invoke(l, adopter && orphans))
 			continue;
 		if (sc.need_gp) {
 			leader_wait_gp(l, &sc);
@@ -538,7 +462,8 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 	if (orcu__load_relaxed(&orcu__g.stopping))
 		return 0;
 	/* Past ORCU_MAX_THREADS a slot goes without a follower (its leader
-	 * invokes) and a group without a leader (its slots are adopted). */
+	 * invokes) and a group without a leader (its slots are served by
+	 * another group's leader, serve.c rule b). */
 	if (!flat() && !orcu__load_relaxed(&s->has_follower) &&
 	    orcu__thread_budget_ok()) {
 		snprintf(name, sizeof(name), "orcu-oc/%d", s->cpu);
@@ -566,9 +491,16 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		 * a poster that reads 0 after publishing its callback is
 		 * found by the new leader's first scan (point 1). */
 		orcu__store_seq_cst(&l->exists, 1);
+		/* The first leader serves orphans (point 6), from its first
+		 * scan on: published before it runs, as `exists` is.  Pairs
+		 * with the acquires of adopter in serve.c. */
+		if (!orcu__load_relaxed(&orcu__g.adopter))
+			orcu__store_release(&orcu__g.adopter, l);
 		err = orcu__spawn(&l->tid, name, leader_main, l);
 		if (err < 0) {
 			/* Order: none needed; no thread to publish to. */
+			if (orcu__load_relaxed(&orcu__g.adopter) == l)
+				orcu__store_relaxed(&orcu__g.adopter, NULL);
 			orcu__store_relaxed(&l->exists, 0);
 			return err;
 		}
@@ -579,10 +511,6 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		/* Callbacks posted while nobody scanned us: rescan. */
 		orcu__nocb_wake_leader(l, true);
 	}
-	/* Pairs with the acquire in orcu__nocb_orphan_posted() and
-	 * serve_orphans(): l is set up. */
-	if (!orcu__load_relaxed(&orcu__g.adopter))
-		orcu__store_release(&orcu__g.adopter, l);
 	return ret;
 }
 
@@ -661,7 +589,10 @@ void orcu__nocb_forget_all(void)
 			continue;
 		orcu__store_relaxed(&l->exists, 0);
 		orcu__store_relaxed(&l->force, 0);
-		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
+		orcu__store_relaxed(&l->orphans, 0);
+		/* A poster reads SLEEPING, finds no leader and serves itself
+		 * (serve.c orcu__serve_after_stop()). */
+		orcu__store_relaxed(&l->sleep, ORCU__LEADER_SLEEPING);
 		orcu__fetch_sub_relaxed(&orcu__g.leaders_alive, 1);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
@@ -690,6 +621,7 @@ void orcu__nocb_after_fork_child(void)
 		orcu__event_reset(&l->wake);
 		orcu__store_relaxed(&l->stop, 0);
 		orcu__store_relaxed(&l->force, 1);
+		orcu__store_relaxed(&l->orphans, 0);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];

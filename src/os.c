@@ -266,15 +266,15 @@ static void spawn_failed(const char *name, int err)
 	int kind = strncmp(name, "orcu-gp", 7) == 0 ? 0 :
 		   strncmp(name, "orcu-og", 7) == 0 ? 1 : 2;
 
+	/* serve.c retries (its point 3). */
 	orcu__store_relaxed(&orcu__g.degraded, 1);
-	orcu__store_relaxed(&orcu__g.retry_after_ns, orcu__now_ns() + ORCU__RETRY_NS);
 	/* Order: none needed; only keeps the message to one per kind. */
 	if (orcu__xchg_relaxed(&warned[kind], 1))
 		return;
 	orcu__warn("cannot create library thread %s: %s (%s); running degraded (%s), retrying later",
 		   name, strerror(err), err == EAGAIN ? "EAGAIN" : "errno",
 		   kind == 0 ? "grace periods run on the threads that wait for them" :
-		   kind == 1 ? "its CPUs' callbacks move to other CPUs or are run by waiters" :
+		   kind == 1 ? "its CPUs' callbacks are served by other threads in place" :
 		   "its leader invokes its callbacks");
 }
 

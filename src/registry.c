@@ -73,6 +73,8 @@ static _Atomic int nr_readers;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static int membarrier_checked;
+/* This thread's record, linked while it is registered. */
+static __thread struct reader_rec own_rec;
 
 void orcu__registry_lock(void) { pthread_mutex_lock(&registry_lock); }
 void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
@@ -166,9 +168,11 @@ int orcu__register(int kind, const char *call)
 			   r->kind == ORCU__KIND_MEMB ? "memb" : "qsbr");
 		return -EBUSY;
 	}
-	rec = calloc(1, sizeof(*rec));
-	if (!rec)
-		return -ENOMEM;
+	/* The record lives in the thread's TLS: registering allocates
+	 * nothing, and the record goes when the thread does (thread_exit()
+	 * unlinks it first). */
+	rec = &own_rec;
+	memset(rec, 0, sizeof(*rec));
 	pthread_once(&exit_key_once, make_exit_key);
 	rec->r = r;
 	rec->thread = pthread_self();
@@ -192,6 +196,13 @@ int orcu__register(int kind, const char *call)
 	registry.prev = rec;
 	pthread_mutex_unlock(&registry_lock);
 	pthread_setspecific(exit_key, rec);
+	/* Our store of nr_readers before our first read-side load: pairs
+	 * with the seq_cst load of nr_readers in gp_skip_idle() (gp.c point
+	 * 5), after the updater's stores and its fence (orcu__gp_snap()).
+	 * Either that GP waits for us, or we see what it was for.  The
+	 * unlock above is only a release: on arm64 our first loads could
+	 * pass it. */
+	orcu__fence_seq_cst();
 	return 0;
 }
 
@@ -224,7 +235,6 @@ void orcu_unregister_thread(void)
 	 * registry_lock, which we just released). */
 	orcu__reader_wake_gp();
 	pthread_setspecific(exit_key, NULL);
-	free(rec);
 }
 
 static struct orcu__event gp_wait_event;   /* the GP owner sleeps on it (wait_phase()) */
@@ -245,7 +255,6 @@ void orcu__registry_after_fork_child(void)
 		orcu__store_relaxed(&nr_readers, orcu__load_relaxed(&nr_readers) - 1);
 		rec->prev->next = rec->next;
 		rec->next->prev = rec->prev;
-		free(rec);
 	}
 	/* The GP owner that slept on the reader wake did not survive. */
 	orcu__event_reset(&gp_wait_event);

@@ -1,16 +1,15 @@
 /*
  * slot.c - the operations on one CPU slot that more than one module needs:
- * moving posted callbacks into the segmented list, moving a slot's
- * callbacks to another slot, invoking ready callbacks (one invoker at a
- * time, in FIFO order, with no lock held while user code runs), serving a
- * slot from a waiting thread, repairing slots in a fork child, and the
- * waking side of nocb.c's sleep protocol.  Calls gp.c (a waiter drives
- * GPs), registry.c (qsbr context), cblist.c, mpsc.c, postcheck.c (forget)
- * and os.c.
+ * moving posted callbacks into the segmented list, invoking ready
+ * callbacks (one invoker at a time, in FIFO order, with no lock held while
+ * user code runs), repairing slots in a fork child, and the waking side of
+ * nocb.c's sleep protocol.  Callbacks never leave the slot they were
+ * posted to.  Calls registry.c (qsbr context), cblist.c, mpsc.c,
+ * postcheck.c (forget) and os.c.
  *
  * Why each callback runs once, in order, and none is lost.
- *  1. Callbacks enter the list, are tagged, advanced, moved and taken
- *     only under the slot's cb_lock.
+ *  1. Callbacks enter the list, are tagged, advanced and taken only
+ *     under the slot's cb_lock, and never leave the slot.
  *  2. Invocation is claimed under cb_lock with `invoking`: the claimer
  *     takes a chain from the front of DONE and is the slot's only invoker
  *     until it gives the claim back, so callbacks run in posting order.
@@ -46,24 +45,11 @@
  *     callbacks it started but has not counted in n_done: invoke_chain()
  *     keeps that number in orcu__tls.chain_unnoted, raised before each
  *     callback runs, so it includes the one that forked.
- *  6. A barrier marker waits for its own slot's running chain too.  Moving
- *     a slot's callbacks (hotplug, adoption) leaves a chain already claimed
- *     with its invoker, so the slot's marker, moved with the rest, could
- *     reach its turn elsewhere while callbacks posted before it still run
- *     here.  An invoker that meets another slot's marker checks, under
- *     that slot's cb_lock, whether the slot's chain is claimed; if it is,
- *     it leaves the marker to that claimer (`marker_deferred`), which runs
- *     it when its chain ends, under the same lock, so one of the two does.
- *     A barrier that need not wait for a slot's lists (they were just
- *     adopted) defers to a running chain the same way
- *     (orcu__slot_defer_marker()).  Found by orcu-torture's fork
- *     configuration, where a fork keeps callbacks blocked for a second.
- *     The claimer runs the marker as a chain of its own before it gives
- *     the claim back, so marker_deferred is set only while `invoking` is,
- *     and a fork finds the marker where it finds callbacks (points 3 and
- *     5): deferred, in inflight, or run.  (It used to give the claim back
- *     and leave its chain first: a fork then had the marker in no list,
- *     yet counted, and the child's barriers never ended.)
+ *  6. A barrier marker is entrained on its own slot behind the slot's
+ *     last callback, and a slot has one invoker at a time (point 2), so
+ *     the marker runs after every callback posted there before it,
+ *     including a chain already claimed: the claimer takes the marker
+ *     only once that chain returned.
  *  7. A posting thread posts to a queue of its own on the slot
  *     (postq.c), with plain stores and no fence: no atomic
  *     read-modify-write on the post path, so the stores to the head drain
@@ -80,7 +66,8 @@
  *       store (models/postq_wake.pml).  A claimer is counted in
  *       postq_owners (seq_cst) before its first post, which fences: a
  *       leader that read no owner is seen asleep.  Without membarrier()
- *       every post fences.  The adopter's path (nocb.c point 6) fences.
+ *       every post fences.  The path to a slot without threads
+ *       (serve.c point 1) fences.
  *     - Order.  A thread's posts to its queue are taken in order.  A
  *       thread owns queues on its last few slots (a thread the scheduler
  *       moves between CPUs finds its queue again) and gives one back only
@@ -96,7 +83,7 @@
  *       newq, ahead of the thread's heads still in its queue.)
  *     - Counts.  A queue counts what it published (posted, which only
  *       grows, whoever owns the queue); pending is n_posted (the shared
- *       queues and adoption) plus those counts, minus n_done (slot.h).
+ *       queues) plus those counts, minus n_done (slot.h).
  *     - fork.  The queues of threads that do not exist in the child lose
  *       their owner; what they published stays, and an entry a thread was
  *       writing but had not published is not a post (postq.c point 3).
@@ -123,19 +110,20 @@ _Static_assert(offsetof(struct orcu__slot, cpu) == ORCU__CACHELINE,
  * points 1 to 3), here because posters, invokers and hotplug all wake
  * through them, and slot.c is below every one of those. */
 
-void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
+bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 {
 	if (force)
 		orcu__store_relaxed(&l->force, 1);
 	/* No thread yet: the callback stays queued and the leader's first
-	 * scan finds it (nocb.c point 1).  Pairs with the seq_cst store in
-	 * orcu__nocb_spawn_slot(): the post was a seq_cst exchange, so if we
-	 * read 0 here that scan comes after it (a plain load on x86 and
+	 * scan finds it (nocb.c point 1), or, with no leader to come, the
+	 * caller finds it a server (serve.c).  Pairs with the seq_cst store
+	 * in orcu__nocb_spawn_slot(): the post was a seq_cst exchange, so if
+	 * we read 0 here that scan comes after it (a plain load on x86 and
 	 * arm64, as acquire is). */
 	if (!orcu__load_seq_cst(&l->exists))
-		return;
+		return false;
 	if (orcu__g.nocb_poll && !force)
-		return;
+		return true;
 	/* Point 2.  A post was published by a seq_cst exchange of the queue
 	 * tail; a seq_cst load of `sleep` after it pairs with the seq_cst
 	 * store of `sleep` and the fence in orcu__event_prepare() before the
@@ -153,6 +141,7 @@ void orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 	}
 	if (force)
 		orcu__event_notify(&l->wake);
+	return true;
 }
 
 /* Caller holds s->cb_lock and just made DONE non-empty for the slot's
@@ -262,7 +251,7 @@ void orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
 /* Its group's leader runs (it may just have been created).  Order: none
  * needed for attached; it changes under orcu__g.lock and publishes
  * nothing.  A poster that reads it only chooses between the leader's scan
- * and adoption, and either finds its callback (nocb.c point 6). */
+ * and the server rule, and either finds its callback (serve.c point 2). */
 void orcu__slot_attach(struct orcu__slot *s)
 {
 	ORCU__BUG_ON(!orcu__load_relaxed(&s->leader->exists));
@@ -295,6 +284,31 @@ bool orcu__slot_has_new(struct orcu__slot *s)
 		if (orcu__load_seq_cst(&q->posted) != orcu__load_relaxed(&q->taken))
 			return true;
 	return false;
+}
+
+/* Anything counted and not yet invoked, or a barrier marker, is here:
+ * the slot needs a server.  Relaxed on marker_queued: a hint; the marker
+ * is read under cb_lock by whoever serves. */
+bool orcu__slot_has_work(struct orcu__slot *s)
+{
+	return orcu__slot_pending(s) > 0 || orcu__load_relaxed(&s->marker_queued);
+}
+
+/* Once per slot: s holds callbacks and no thread of its own serves it. */
+void orcu__slot_report_orphan(struct orcu__slot *s, const char *how)
+{
+	const char *why = !orcu__slot_ever_online(s) ? "never came online" :
+			  !orcu__slot_online(s) ? "is offline without threads" :
+			  orcu__load_relaxed(&orcu__g.degraded) ?
+				"has no callback threads (they could not be created)" :
+				"has no callback threads (stopped, or capped)";
+
+	/* Relaxed: only keeps the message to one per slot. */
+	if (orcu__load_relaxed(&s->orphan_reported) || !orcu__slot_pending(s) ||
+	    orcu__xchg_relaxed(&s->orphan_reported, 1))
+		return;
+	orcu__warn("CPU %d %s and holds %ld callback(s): %s", s->cpu, why,
+		   orcu__slot_pending(s), how);
 }
 
 /*
@@ -372,63 +386,6 @@ void orcu__slot_entrain_marker(struct orcu__slot *s)
 	check_list(s);
 	orcu__store_relaxed(&s->marker_queued, 1);
 	orcu__slot_unlock(s);
-}
-
-/* Point 6: if s's chain is claimed, leave s's marker to its claimer, which
- * runs it when the chain ends (orcu__slot_invoke_done()), and say so. */
-bool orcu__slot_defer_marker(struct orcu__slot *s)
-{
-	bool deferred;
-
-	orcu__slot_lock(s);
-	deferred = s->invoking;
-	if (deferred) {
-		s->marker_deferred = 1;
-		orcu__store_relaxed(&s->marker_queued, 1);
-	}
-	orcu__slot_unlock(s);
-	return deferred;
-}
-
-/* Move every callback of `from` not yet claimed for invocation to the end
- * of `to` (hotplug of an inline slot, adoption of a slot without threads);
- * their count moves with them (posted to `to`, done on `from`).  Barrier
- * markers move too, to keep their place behind the callbacks, but were
- * never counted.  A chain already claimed stays with its invoker, and
- * from's count with it.
- * Returns the number of callbacks moved and, in *first_func, the first
- * one's function (for reports: once moved, they may run at any time). */
-long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
-			 void (**first_func)(struct orcu_head *))
-{
-	struct orcu_head *first, *last = NULL;
-	long n, user = 0;
-
-	orcu__slot_lock(from);
-	orcu__slot_splice_new_locked(from, true);
-	n = orcu__cblist_take_all(&from->cbl, &first);
-	done_drained_locked(from);
-	orcu__slot_unlock(from);
-	if (!n)
-		return 0;
-	*first_func = first->func;
-	for (struct orcu_head *h = first; h; h = h->next) {
-		user += h->func != orcu__barrier_cb;
-		last = h;
-	}
-	orcu__fetch_add_relaxed(&to->n_posted, user);
-	/* Counted before they can run: whoever sees them invoked sees them
-	 * counted as adopted. */
-	orcu__count(adopted, (uint64_t)user);
-	orcu__slot_lock(to);
-	orcu__cblist_enqueue_chain(&to->cbl, first, last, n);
-	orcu__slot_unlock(to);
-	/* Pairs with the acquire of n_done in orcu__slot_pending(): a
-	 * barrier or drain that then reads from's pending 0 finds the
-	 * callbacks counted on `to`. */
-	orcu__fetch_add_release(&from->n_done, user);
-	orcu__nocb_wake_leader(to->leader, true);
-	return user;
 }
 
 /* ------------------------------------------------------------------ */
@@ -616,10 +573,6 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 			 * them (orcu_drain's total_pending() relies on it). */
 			note_invoked(s, *since);
 			*since = 0;
-			/* Point 6: another slot's marker, moved here. */
-			if (h != &s->barrier_head &&
-			    orcu__slot_defer_marker(orcu__marker_slot(h)))
-				continue;
 			h->func(h);
 			continue;
 		}
@@ -680,24 +633,17 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 		orcu__tls.invoking_slot = s;
 		orcu__slot_unlock(s);
 
+		/* Served by a thread not its own (serve.c): counted before
+		 * they run, so a barrier that returns has them counted.
+		 * Relaxed: a count. */
+		if (!orcu__load_relaxed(&s->attached))
+			for (struct orcu_head *h = chain; h; h = h->next)
+				if (h->func != orcu__barrier_cb)
+					orcu__count(adopted, 1);
 		invoke_chain(s, chain, is_inline);
 		total += n;
 
 		orcu__slot_lock(s);
-		/* Point 6: our marker waited for this chain.  It runs as a
-		 * chain of its own, still under our claim, so points 3 and 5
-		 * cover it across a fork: a child finds it in inflight, or
-		 * it ran.  A barrier that starts once it ran may leave its
-		 * marker to us again (we still claim): we run that one too. */
-		while (s->marker_deferred) {
-			s->marker_deferred = 0;
-			s->barrier_head.next = NULL;
-			orcu__store_relaxed(&s->inflight, &s->barrier_head);
-			orcu__slot_unlock(s);
-			orcu__delay(ORCU__DELAY_MARKER_DEFERRED);
-			invoke_chain(s, &s->barrier_head, false);
-			orcu__slot_lock(s);
-		}
 		orcu__tls.invoking_slot = NULL;
 		orcu__store_relaxed(&s->inflight, NULL);
 		s->invoking = 0;
@@ -727,78 +673,6 @@ bool orcu__slot_safe_to_invoke_here(void)
 	return r->kind != ORCU__KIND_QSBR || orcu__load_relaxed(&r->qs_seq) != 0;
 }
 
-/*
- * A thread that waits for callbacks (barrier, drain) does a slot's work
- * when the slot has no threads to do it: move posted callbacks in, drive
- * the GP they need on this thread, invoke them.  The caller is not in a
- * read-side section or a callback (orcu__gp_check_caller()) and is offline
- * if it is a qsbr thread, so it may run GPs; it comes online around the
- * invocation only.
- */
-void orcu__slot_serve(struct orcu__slot *s)
-{
-	unsigned long first, last;
-	bool wait, entered;
-
-	orcu__slot_lock(s);
-	orcu__slot_splice_new_locked(s, true);
-	/* The fence orders the splice before the snapshot (as gp_snap());
-	 * seq_cst (so acquire): what the GPs we see ended covered is visible
-	 * to the callbacks we advance.  Pairs with the seq_cst store of
-	 * gp_seq in end_gp() (gp.c), as in scan_slot() (nocb.c). */
-	orcu__fence_seq_cst();
-	wait = orcu__slot_advance_locked(s, orcu__load_seq_cst(&orcu__gp_seq),
-					 &first, &last);
-	orcu__slot_unlock(s);
-	if (wait) {
-		orcu__gp_drive(last, false);
-		orcu__slot_lock(s);
-		/* Pairs with the store of gp_seq in end_gp() (gp.c). */
-		orcu__cblist_advance(&s->cbl, orcu__load_acquire(&orcu__gp_seq));
-		check_list(s);
-		orcu__slot_unlock(s);
-	}
-	entered = orcu__qsbr_enter_for_callbacks();
-	orcu__slot_invoke_done(s, 0, false);
-	orcu__qsbr_leave_for_callbacks(entered);
-}
-
-/* Serve every slot that no leader scans (the GP thread when no leader
- * runs, a waiting barrier or a safe point when no thread runs at all).
- * only_pending skips slots with no callback counted (a safe point, which
- * waits for no marker: a barrier's marker moved to a slot is not counted
- * there, so a barrier serves every slot). */
-void orcu__slots_serve_unattached(bool only_pending)
-{
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
-
-		/* Order: none needed (orcu__slot_attach()); serving a slot
-		 * takes its cb_lock.  A callback counted after the pending
-		 * read raises its own request (nocb.c point 6). */
-		if (!orcu__load_relaxed(&s->attached) &&
-		    (!only_pending || orcu__slot_pending(s) > 0))
-			orcu__slot_serve(s);
-	}
-}
-
-/* Threads exist for online slots, and for slots that went offline with
- * work left (an offloaded slot's follower keeps draining it). */
-bool orcu__slot_needs_threads(struct orcu__slot *s)
-{
-	bool work;
-
-	if (orcu__slot_online(s))
-		return true;
-	if (!orcu__slot_ever_online(s))
-		return false;
-	orcu__slot_lock(s);
-	work = !orcu__cblist_empty(&s->cbl) || s->invoking ||
-	       orcu__slot_has_new(s) || !orcu__mpsc_empty(&s->lazyq);
-	orcu__slot_unlock(s);
-	return work;
-}
-
 /* fork (lifecycle): every slot's cb_lock, in slot order (no thread holds
  * two), released in reverse. */
 void orcu__slots_lock_all(void)
@@ -813,6 +687,46 @@ void orcu__slots_unlock_all(void)
 	if (orcu__load_relaxed(&orcu__g.initialized))
 		for (int i = orcu__g.nr_possible - 1; i >= 0; i--)
 			orcu__slot_unlock(&orcu__g.slots[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Before the slots exist */
+
+/*
+ * Callbacks posted while the library cannot be configured for want of
+ * memory (no slot exists yet): kept here, in posting order, until a
+ * configuration succeeds and puts them on the first slot before any other
+ * callback can be posted there (orcu__slots_take_early()).
+ */
+static struct orcu__mpsc early = { NULL, &early.head };
+static _Atomic int early_warned;
+
+void orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *),
+			   const char *call)
+{
+	h->func = func;
+	orcu__mpsc_push(&early, h);
+	/* Relaxed: only keeps the message to one per process. */
+	if (!orcu__xchg_relaxed(&early_warned, 1))
+		orcu__warn("%s: cannot start orcu (out of memory); callbacks are kept "
+			   "and run once it starts", call);
+}
+
+/* Under orcu__g.lock, before the slots are published (entry.c). */
+void orcu__slots_take_early(void)
+{
+	struct orcu_head *first, *last, *next;
+	struct orcu__slot *s = &orcu__g.slots[0];
+
+	if (orcu__mpsc_empty(&early) || !orcu__mpsc_take(&early, &first, &last))
+		return;
+	for (struct orcu_head *h = first;; h = next) {
+		next = h->next;
+		orcu__fetch_add_relaxed(&s->n_posted, 1);
+		orcu__mpsc_push(&s->newq, h);
+		if (h == last)
+			break;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -902,19 +816,10 @@ void orcu__slots_after_fork_child(void)
 			rest_user += h->func != orcu__barrier_cb;
 			last = h;
 		}
-		/* Point 6: a claimer gives its claim back only once it ran
-		 * the marker left to it. */
-		ORCU__BUG_ON(s->marker_deferred && !s->invoking);
 		if (s->invoking && s != orcu__tls.invoking_slot) {
 			orcu__cblist_requeue_done(&s->cbl, rest, last, chain_n);
 			orcu__store_relaxed(&s->inflight, NULL);
 			s->invoking = 0;
-			/* Point 6: the marker left to that claimer goes behind
-			 * what it had not run. */
-			if (s->marker_deferred) {
-				s->marker_deferred = 0;
-				orcu__cblist_entrain(&s->cbl, &s->barrier_head);
-			}
 		}
 		lazy = orcu__mpsc_after_fork(&s->lazyq);
 		n = orcu__mpsc_after_fork(&s->newq) + lazy;

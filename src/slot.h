@@ -51,7 +51,7 @@ struct orcu__slot {
 	/* --- enqueue side: written by posting threads --- */
 	struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
 	struct orcu__mpsc lazyq;               /* lazy callbacks */
-	_Atomic long n_posted;      /* shared-queue posters +1 before publishing (and adoption);
+	_Atomic long n_posted;      /* shared-queue posters +1 before publishing;
 				     * with the posting queues' counts, what was posted */
 	_Atomic long n_lazy;        /* posters +1, whoever splices lazyq resets */
 	_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
@@ -67,7 +67,7 @@ struct orcu__slot {
 	_Atomic int mode;              /* enum orcu__slot_mode; under cb_lock */
 	_Atomic int attached;          /* its leader scans it (threads exist) */
 	_Atomic int has_follower;      /* follower thread exists */
-	_Atomic int adopted_reported;  /* never-onlined report printed */
+	_Atomic int orphan_reported;   /* served-without-threads report printed (serve.c) */
 	/* flood: over qhimark (posters set it), cleared under qlowmark
 	 * (invokers); read by every post, so on this read-mostly line */
 	_Atomic int hurry;
@@ -98,15 +98,11 @@ struct orcu__slot {
 	struct orcu__event drain;
 
 	/* the barrier marker of this slot (under barrier state), and whether
-	 * it is queued somewhere (set by the barrier, cleared when it runs) */
+	 * it is queued here (set by the barrier, cleared when it runs) */
 	struct orcu_head barrier_head;
 	_Atomic int marker_queued;
-	/* Under cb_lock: the marker reached its turn while this slot's chain
-	 * was still being invoked; the claimer runs it at the chain's end
-	 * (slot.c point 6). */
-	int marker_deferred;
 	/* written by the invoker */
-	_Atomic long n_done;        /* invokers +n after invoking (release); adoption */
+	_Atomic long n_done;        /* invokers +n after invoking (release) */
 	_Atomic uint64_t n_invoked;
 	_Atomic uint64_t n_inline;
 	_Atomic uint64_t n_takeover;
@@ -181,8 +177,7 @@ static inline bool orcu__slot_offloaded(struct orcu__slot *s)
 }
 
 /*
- * Callbacks posted: to the shared queues (and moved in by adoption), and
- * to the posting queues, each of which counts what it published (a count
+ * Callbacks posted: to the shared queues, and to the posting queues, each of which counts what it published (a count
  * that only grows, whoever owns the queue).  Acquire keeps each read in
  * its place.
  */
@@ -197,7 +192,7 @@ static inline long orcu__slot_counted(struct orcu__slot *s)
 }
 
 /*
- * Callbacks counted but not yet invoked (nor moved away), as one value the
+ * Callbacks counted but not yet invoked, as one value the
  * slot really had: the count is read before and after n_done, and the pair
  * is taken when it did not move in between (after a few tries, the later
  * read: never negative, at most too high).  n_done never passes the
@@ -217,7 +212,7 @@ static inline long orcu__slot_pending(struct orcu__slot *s)
 	}
 }
 
-/* The slot whose barrier marker h is (markers move with adopted lists). */
+/* The slot whose barrier marker h is. */
 static inline struct orcu__slot *orcu__marker_slot(struct orcu_head *h)
 {
 	return (struct orcu__slot *)((char *)h - offsetof(struct orcu__slot, barrier_head));
@@ -243,15 +238,16 @@ long orcu__slot_splice_new(struct orcu__slot *s, bool take_lazy);
 bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 			       unsigned long *first, unsigned long *last);
 void orcu__slot_entrain_marker(struct orcu__slot *s);
-bool orcu__slot_defer_marker(struct orcu__slot *s);
-long orcu__slot_move_all(struct orcu__slot *from, struct orcu__slot *to,
-			 void (**first_func)(struct orcu_head *));
 /* Invocation */
 long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
 bool orcu__slot_safe_to_invoke_here(void);
-void orcu__slot_serve(struct orcu__slot *s);
-void orcu__slots_serve_unattached(bool only_pending);
-bool orcu__slot_needs_threads(struct orcu__slot *s);
+bool orcu__slot_has_work(struct orcu__slot *s);
+void orcu__slot_report_orphan(struct orcu__slot *s, const char *how);
+/* Before the slots exist (a configuration short of memory): kept, then
+ * put on slot 0 when the slots are set up. */
+void orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *),
+			   const char *call);
+void orcu__slots_take_early(void);
 /* fork (lifecycle): every cb_lock, in slot order, and back */
 void orcu__slots_lock_all(void);
 void orcu__slots_unlock_all(void);
@@ -264,7 +260,8 @@ void orcu__slots_fork_resume(bool child);
 struct orcu__postq *orcu__slot_postq_claim(struct orcu__slot *s);
 void orcu__slot_postq_release(struct orcu__postq *q);
 /* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
-void orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
+/* False if the leader's thread does not exist (nothing was woken). */
+bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
 void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
 
 #endif

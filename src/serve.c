@@ -1,0 +1,321 @@
+/*
+ * serve.c - the server rule: who invokes a slot's callbacks when its own
+ * threads are missing, and the start and retry of the library's threads.
+ * Sole owner of the unserved and degraded state (os.c only raises
+ * `degraded` when a creation fails).  Calls nocb.c, cpu.c (the slots'
+ * threads), gp.c, slot.c, registry.c and os.c; gp.c reaches it through
+ * orcu__gp_hook.
+ *
+ * A slot's callbacks never leave it.  They are invoked by, in order:
+ *   a. its own threads: its group's leader scans it once it is attached,
+ *      its follower (or the leader) invokes;
+ *   b. else the adopter, a running leader that scans the slot in place
+ *      with the code it runs for its own group (nocb.c point 6);
+ *   c. else the GP thread, in place (orcu__serve_gp_event());
+ *   d. else application threads that wait (synchronize, barrier, drain,
+ *      orcu_wait_backlog) or pass safe points.
+ *
+ * Why no pending callback is left without a server.
+ *  1. A poster to a slot that is not attached publishes its callback,
+ *     fences, then raises the flag of the first server that exists (the
+ *     adopter's `orphans`, else `unserved`) and wakes it if the flag was
+ *     clear (orcu__serve_posted()).  Each server clears its flag, then
+ *     scans: one of the two sees the other (models/serve.pml).
+ *  2. A slot that becomes attached has its leader force-woken after the
+ *     attach (orcu__nocb_spawn_slot()); servers of unattached slots may
+ *     skip it from then on.
+ *  3. Whoever ends a grace period, and the GP thread while it sleeps,
+ *     retries missing threads once the backoff allows: at once, then
+ *     1 ms doubling to 1 s between failures, reset by a success.  So a
+ *     program that only reads and synchronizes gets its threads back.
+ *  4. A fork child with callbacks marks the library degraded with its
+ *     retry due and raises `unserved`: its next GP end, safe point or
+ *     post starts the threads, and waiters serve meanwhile.  A shutdown
+ *     serves, after the join, what was posted while the threads stopped.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+
+#include <errno.h>
+
+/* ------------------------------------------------------------------ */
+/* Starting and retrying the threads (point 3) */
+
+#define RETRY_MAX_NS (1000 * 1000000ull)
+
+static uint64_t retry_backoff_ns;   /* under orcu__g.lock */
+
+/* Under orcu__g.lock: start the GP thread and the threads of every slot
+ * that needs them.  0, or -EAGAIN (the library runs degraded). */
+int orcu__serve_start_locked(void)
+{
+	int gp, slots;
+
+	ORCU__ASSERT_HELD(&orcu__g.lock);
+	if (orcu__load_relaxed(&orcu__g.stopping))
+		return 0;
+	if (!orcu__load_relaxed(&orcu__g.started))
+		orcu__membarrier_init();
+	gp = orcu__gp_start_thread();
+	slots = orcu__cpu_start_slots();
+	/* Pairs with the acquire loads of `started` (orcu__ensure_started(),
+	 * orcu__inline_poll(), orcu_reclaim_lazy()): the threads' records
+	 * are set up. */
+	orcu__store_release(&orcu__g.started, 1);
+	/* Relaxed: a rate limit, under orcu__g.lock. */
+	orcu__store_relaxed(&orcu__g.retry_after_ns, orcu__now_ns() + retry_backoff_ns);
+	if (gp == 0 && slots == 0) {
+		orcu__store_relaxed(&orcu__g.degraded, 0);
+		retry_backoff_ns = 0;
+		return 0;
+	}
+	retry_backoff_ns = !retry_backoff_ns ? 1000000 :
+			   retry_backoff_ns * 2 > RETRY_MAX_NS ? RETRY_MAX_NS : retry_backoff_ns * 2;
+	orcu__store_relaxed(&orcu__g.degraded, 1);
+	return -EAGAIN;
+}
+
+/* Stopped (orcu_shutdown(), a fork child): start; degraded: retry if the
+ * backoff allows.  Relaxed loads: decided again under the lock, which a
+ * caller ending a GP only tries. */
+static void retry(bool wait)
+{
+	bool stopped = !orcu__load_relaxed(&orcu__g.started);
+
+	if (!stopped && (!orcu__load_relaxed(&orcu__g.degraded) ||
+			 orcu__now_ns() < orcu__load_relaxed(&orcu__g.retry_after_ns)))
+		return;
+	if (wait)
+		pthread_mutex_lock(&orcu__g.lock);
+	else if (pthread_mutex_trylock(&orcu__g.lock))
+		return;
+	if (orcu__load_relaxed(&orcu__g.initialized) &&
+	    (!orcu__load_relaxed(&orcu__g.started) ||
+	     (orcu__load_relaxed(&orcu__g.degraded) &&
+	      orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))))
+		orcu__serve_start_locked();
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+void orcu__retry_threads(void)
+{
+	retry(true);
+}
+
+/* Point 4, with every library lock held (lifecycle.c). */
+void orcu__serve_after_fork_child(void)
+{
+	bool work = false;
+
+	retry_backoff_ns = 0;
+	orcu__store_relaxed(&orcu__g.retry_after_ns, 0);
+	for (int i = 0; orcu__load_relaxed(&orcu__g.initialized) && i < orcu__g.nr_possible; i++)
+		work |= orcu__slot_has_work(&orcu__g.slots[i]);
+	orcu__store_relaxed(&orcu__g.degraded, work);
+	orcu__store_relaxed(&orcu__g.unserved, work);
+}
+
+/* ------------------------------------------------------------------ */
+/* Serving in place (rules c and d) */
+
+/*
+ * Do slot s's work on this thread: move posted callbacks in, drive the GP
+ * they need here, invoke them.  The caller (a waiter, a safe point, the GP
+ * thread) is in no read-side section or callback and offline if qsbr, so
+ * it may run GPs; it comes online around the invocation only.
+ */
+void orcu__serve_slot(struct orcu__slot *s)
+{
+	unsigned long first, last;
+	bool entered;
+
+	orcu__slot_report_orphan(s, "served by a waiting thread");
+	orcu__slot_lock(s);
+	orcu__slot_splice_new_locked(s, true);
+	/* Orders the splice before the snapshot; seq_cst (so acquire): what
+	 * the GPs we see ended covered is visible to the callbacks we
+	 * advance.  Pairs with the seq_cst store of gp_seq in end_gp(), as in
+	 * scan_slot() (nocb.c). */
+	orcu__fence_seq_cst();
+	while (orcu__slot_advance_locked(s, orcu__load_seq_cst(&orcu__gp_seq), &first, &last)) {
+		orcu__slot_unlock(s);
+		orcu__gp_drive(last, false);
+		orcu__slot_lock(s);
+	}
+	orcu__slot_unlock(s);
+	entered = orcu__qsbr_enter_for_callbacks();
+	orcu__slot_invoke_done(s, 0, false);
+	orcu__qsbr_leave_for_callbacks(entered);
+}
+
+/* Every slot that no leader scans and that has work.  Order: none needed
+ * for attached (orcu__slot_attach()); serving takes the cb_lock, and a
+ * callback counted after the check raises its own flag (point 1). */
+static void serve_unattached(void)
+{
+	for (int i = 0; i < orcu__g.nr_possible; i++) {
+		struct orcu__slot *s = &orcu__g.slots[i];
+
+		if (!orcu__load_relaxed(&s->attached) && orcu__slot_has_work(s))
+			orcu__serve_slot(s);
+	}
+}
+
+/* Rules c and d: take `unserved` and serve, unless a leader now does.
+ * The acquire of adopter pairs with its release in orcu__nocb_spawn_slot();
+ * the exchange and fence pair with the fence and raise of a requester
+ * (orcu__serve_posted(), orcu__serve_gp_asked()). */
+static void serve_unserved(void)
+{
+	if (orcu__load_acquire(&orcu__g.adopter) || !orcu__xchg_relaxed(&orcu__g.unserved, 0))
+		return;
+	orcu__fence_seq_cst();
+	orcu__gp_run_requested();
+	serve_unattached();
+}
+
+/* Rule d, for a thread that waits for callbacks (barrier, drain). */
+void orcu__serve_waiter(void)
+{
+	orcu__retry_threads();
+	/* Pairs with the releases of adopter (nocb.c) and running (gp.c). */
+	if (!orcu__load_acquire(&orcu__g.adopter) && !orcu__gp_thread_running())
+		serve_unattached();
+}
+
+#define SAFE_POINT_GAP_NS (1000 * 1000ull)
+
+/* The next serve, not before: the thread that moves it serves. */
+static _Atomic uint64_t safe_point_next_ns;
+
+/* Rule d after an application thread's own GP wait (orcu_synchronize()
+ * and the like) or at its safe point: retry the threads, then serve, at
+ * most once per SAFE_POINT_GAP_NS in the process. */
+void orcu__serve_waited(void)
+{
+	uint64_t now = orcu__now_ns(), next = orcu__load_relaxed(&safe_point_next_ns);
+	bool was_online;
+
+	/* Relaxed: a rate limit that publishes nothing. */
+	if (now < next || !orcu__cas_relaxed(&safe_point_next_ns, &next, now + SAFE_POINT_GAP_NS))
+		return;
+	orcu__retry_threads();
+	if (orcu__gp_thread_running())
+		return;
+	was_online = orcu__qsbr_offline_for_wait();
+	serve_unserved();
+	/* Back online as orcu_thread_online() is, without its inline poll:
+	 * the callbacks above ran online (orcu__serve_slot()). */
+	if (was_online)
+		orcu__qsbr_online();
+}
+
+/* A safe point is a registered thread outside its sections and callbacks,
+ * not a library thread, not the GP owner (a stall handler): there
+ * callbacks may run and GPs may be waited for. */
+void orcu__safe_point_slow(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (r->kind != ORCU__KIND_NONE && !r->in_callback && !orcu__tls.gp_owning &&
+	    !orcu__tls.library_thread && !(orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK))
+		orcu__serve_waited();
+}
+
+/* ------------------------------------------------------------------ */
+/* Finding the server (point 1) */
+
+/* A callback was published on s, which no leader scans.  False if no
+ * leader runs to serve it (the caller has the threads retried). */
+bool orcu__serve_posted(struct orcu__slot *s)
+{
+	struct orcu__leader *l;
+
+	(void)s;
+	/* A post to a thread's own queue was a release store, not an
+	 * exchange: the fence puts it before the loads below, as the seq_cst
+	 * exchange of the shared queue does (slot.c point 7). */
+	orcu__fence_seq_cst();
+	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(). */
+	l = orcu__load_acquire(&orcu__g.adopter);
+	/* Pairs with the exchange to 0 in leader_main() (nocb.c): our
+	 * callback was published before the fence above, so either the scan
+	 * after it sees the callback, or we read 0 and wake the adopter.
+	 * seq_cst pre-check: a 1 it reads is before the adopter's exchange. */
+	if (l) {
+		if (!orcu__load_seq_cst(&l->orphans) && !orcu__xchg_seq_cst(&l->orphans, 1))
+			orcu__nocb_wake_leader(l, true);
+		return true;
+	}
+	/* Rules c and d; pairs with serve_unserved(). */
+	if (!orcu__load_relaxed(&orcu__g.unserved)) {
+		orcu__store_relaxed(&orcu__g.unserved, 1);
+		orcu__gp_kick();
+	}
+	return false;
+}
+
+/* s has work its server must look at now (a barrier marker, a slot gone
+ * offline).  Order: none needed for attached (point 2). */
+void orcu__serve_kick(struct orcu__slot *s)
+{
+	if (orcu__load_relaxed(&s->attached))
+		orcu__nocb_wake_leader(s->leader, true);
+	else
+		orcu__serve_posted(s);
+}
+
+/*
+ * orcu_start_poll() asked for a GP and no GP thread runs it (gp.c point
+ * 6): start or retry the threads (a new GP thread serves every target
+ * raised before it); still none, the adopter runs it (nocb.c point 6),
+ * else a waiter or safe point.  The forced wake's fence orders our target
+ * before `force`.
+ */
+void orcu__serve_gp_asked(void)
+{
+	struct orcu__leader *l;
+
+	orcu__retry_threads();
+	if (orcu__gp_thread_running())
+		return;
+	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(). */
+	l = orcu__load_acquire(&orcu__g.adopter);
+	if (l)
+		orcu__nocb_wake_leader(l, true);
+	else
+		orcu__unserved_raise();
+}
+
+/*
+ * orcu_shutdown(), threads joined and `started` cleared (point 4): every
+ * leader reads SLEEPING and does not exist (orcu__nocb_forget_all()), so a
+ * later post finds it no thread and starts the library again (call.c);
+ * membarrier() (or a fence, when posts fence themselves) puts every
+ * earlier post before the scan below, which serves it here.
+ */
+void orcu__serve_after_stop(void)
+{
+	if (orcu__load_relaxed(&orcu__has_membarrier))
+		orcu__membarrier_master();
+	else
+		orcu__fence_seq_cst();
+	serve_unattached();
+}
+
+/* The GP engine's hook (gp.c): a GP ended, on the thread that ended it
+ * (point 3: it retries, one load when not degraded; not a retired fork
+ * copy, lifecycle.c); or the GP thread's turn (rule c). */
+void orcu__serve_gp_event(enum orcu__gp_event ev, unsigned long seq)
+{
+	if (ev == ORCU__GP_ENDED) {
+		orcu__nocb_gp_done(seq);
+		if (orcu__unlikely(orcu__load_relaxed(&orcu__g.degraded)) && !orcu__tls.retired)
+			retry(false);
+		return;
+	}
+	retry(false);
+	serve_unserved();
+}
