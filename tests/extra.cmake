@@ -6,12 +6,14 @@ include(${CMAKE_CURRENT_SOURCE_DIR}/torture.cmake)
 # default.  Let it continue, so the fork path is still checked under tsan.
 # test_fork_child_barrier_offline_offloaded's, test_fork_mid_callback's,
 # test_fork_blocked_callback's, test_postq_fork's,
-# test_fork_in_stall_handler's, test_fork_in_callback_counts' and
-# test_fork_from_offload_thread's children do the same.
+# test_fork_in_stall_handler's, test_fork_in_callback_counts',
+# test_fork_from_offload_thread's and test_fork_child_sync_only_runs_inherited's
+# children do the same.
 if(ORCU_SANITIZE MATCHES "thread")
   foreach(t test_fork test_fork_child_barrier_offline_offloaded test_fork_mid_callback
       test_fork_blocked_callback test_postq_fork
-      test_fork_in_stall_handler test_fork_in_callback_counts test_fork_from_offload_thread)
+      test_fork_in_stall_handler test_fork_in_callback_counts test_fork_from_offload_thread
+      test_fork_child_sync_only_runs_inherited)
     set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "TSAN_OPTIONS=die_after_fork=0")
   endforeach()
 endif()
@@ -88,3 +90,12 @@ if(ORCU_CLANG)
     ${CMAKE_CURRENT_SOURCE_DIR}/header_ilp32.c)
   set_tests_properties(header_ilp32 PROPERTIES LABELS quick)
 endif()
+
+# The allocation-failure tests interpose malloc and friends
+# (tests/support/fail_alloc.c): linked into them alone, since every
+# allocation of a program that links it goes through there.
+foreach(t test_register_enomem_no_abort test_config_enomem_not_reconfigured)
+  if(TARGET ${t})
+    target_sources(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support/fail_alloc.c)
+  endif()
+endforeach()

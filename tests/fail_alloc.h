@@ -1,0 +1,34 @@
+/*
+ * fail_alloc.h - allocation failure on demand, for the tests that check
+ * that a failed allocation degrades (DESIGN 6).  tests/support/fail_alloc.c
+ * defines malloc, calloc, realloc, aligned_alloc, memalign and
+ * posix_memalign over glibc's __libc_* entry points; a test that links it
+ * has every allocation in the process go through them.  Only allocations
+ * made by the thread that armed it, while armed, are counted and may fail
+ * (ENOMEM), so the count is the same from one run to the next; the
+ * library threads started meanwhile allocate normally.
+ */
+#ifndef ORCU_TEST_FAIL_ALLOC_H
+#define ORCU_TEST_FAIL_ALLOC_H
+
+#include <stdbool.h>
+
+enum fail_alloc_mode {
+	FAIL_NONE,      /* count only */
+	FAIL_NTH,       /* the nth allocation fails, the others work */
+	FAIL_FROM,      /* the nth and every later one fail */
+};
+
+/* False where the interposition is compiled out: under AddressSanitizer
+ * or ThreadSanitizer, whose runtimes own malloc (their allocator and
+ * glibc's must not meet in one free()). */
+bool fail_alloc_supported(void);
+
+/* On this thread: count allocations from 1, failing as mode says. */
+void fail_alloc_arm(enum fail_alloc_mode mode, int n);
+
+/* Stop counting; returns how many allocations this thread made while
+ * armed, and *failed (if not NULL) how many of them failed. */
+int fail_alloc_disarm(int *failed);
+
+#endif
