@@ -18,8 +18,13 @@ if [ "$URCU" = ON ]; then pc=(orcu-urcu); defs=(-DWITH_URCU); cm_urcu=ON; fi
 
 echo "== pkg-config: ${pc[*]}"
 export PKG_CONFIG_PATH="$PCDIR"
-pcflags=$(pkg-config --define-variable=prefix="$P" --cflags --libs "${pc[@]}")
+# Relocatable .pc files: every path they give is under the new prefix.
+pcflags=$(pkg-config --cflags --libs orcu "${pc[@]}")
 echo "   $pcflags"
+for f in $pcflags; do
+  case $f in -I/usr/include*|-L/usr/lib*) ;; -[IL]"$P"/*) ;;
+    -[IL]*) echo "install_consumer: $f is outside the prefix $P" >&2; exit 1;; esac
+done
 # shellcheck disable=SC2086
 "$CC" -Wall -Wextra -Werror "${flags[@]}" "${defs[@]}" "$S/tests/consumer/main.c" -o "$T/consumer-pc" $pcflags
 LD_LIBRARY_PATH="$LIBDIR" "$T/consumer-pc"

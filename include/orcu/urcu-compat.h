@@ -203,8 +203,12 @@ static inline int create_all_cpu_call_rcu_data(unsigned long flags)
 }
 static inline void free_all_cpu_call_rcu_data(void) {}
 
-/* orcu's own fork handlers (pthread_atfork) already cover callbacks. */
-static inline void call_rcu_before_fork(void) {}
+/* orcu's own fork handlers keep callbacks across fork.  Like liburcu's,
+ * which parks its workers, this leaves no other thread running at fork:
+ * orcu joins its threads (they restart on first use), so none can hold a
+ * lock the child needs, e.g. in an allocator without fork handlers
+ * (GCC 12's ASan; docs/MIGRATING.md, "fork"). */
+static inline void call_rcu_before_fork(void) { (void)orcu_shutdown(); }
 static inline void call_rcu_after_fork_parent(void) {}
 static inline void call_rcu_after_fork_child(void) {}
 

@@ -1,0 +1,54 @@
+/*
+ * urcu_abi/abi.h - what the two flavour files of the liburcu ABI 8 shim
+ * (memb.c, qsbr.c) share with common.c.  The shim's libraries
+ * (liburcu.so.8, liburcu-memb.so.8, liburcu-qsbr.so.8) export liburcu's
+ * function names on orcu; everything declared here is hidden.
+ */
+#ifndef ORCU_URCU_ABI_H
+#define ORCU_URCU_ABI_H
+
+#include <orcu.h>
+
+#include <pthread.h>
+
+struct rcu_flavor_struct;
+struct call_rcu_data;
+struct urcu_atfork;
+
+#if !__has_include(<urcu/urcu-poll.h>)
+/* liburcu 0.14's poll state, for the poll calls ABI 8 gained there. */
+struct urcu_gp_poll_state {
+	unsigned long grace_period_id;
+};
+#pragma GCC visibility push(default)
+struct urcu_gp_poll_state urcu_memb_start_poll_synchronize_rcu(void);
+bool urcu_memb_poll_state_synchronize_rcu(struct urcu_gp_poll_state s);
+struct urcu_gp_poll_state urcu_qsbr_start_poll_synchronize_rcu(void);
+bool urcu_qsbr_poll_state_synchronize_rcu(struct urcu_gp_poll_state s);
+#pragma GCC visibility pop
+#endif
+
+/* Exported by liburcu ABI 8 but declared in none of its headers. */
+#pragma GCC visibility push(default)
+void urcu_memb_defer_exit(void);
+void urcu_qsbr_defer_exit(void);
+void urcu_qsbr_exit(void);
+#pragma GCC visibility pop
+
+/* liborcu-urcu's flavor: its rculfhash fork hooks and read_ongoing. */
+extern const struct rcu_flavor_struct orcu_rcu_flavor;
+ORCU_API void orcu__compat_register(int qsbr, const char *call);
+ORCU_API void orcu__compat_defer(void (*fct)(void *p), void *p);
+
+/* call_rcu_data on offloading (common.c; docs/MIGRATING.md). */
+struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity);
+void orcu__abi_crdp_free(struct call_rcu_data *crdp);
+struct call_rcu_data *orcu__abi_crdp_default(void);
+struct call_rcu_data *orcu__abi_crdp_thread(void);
+void orcu__abi_crdp_set_thread(struct call_rcu_data *crdp);
+int orcu__abi_crdp_set_cpu(int cpu, struct call_rcu_data *crdp);
+int orcu__abi_crdp_offload_all(void);
+pthread_t orcu__abi_crdp_pthread(struct call_rcu_data *crdp);
+void orcu__abi_before_fork(void);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * urcu_abi/common.c - the flavour-independent half of the liburcu ABI 8
+ * shim: the rcu_*_sym pointer helpers liburcu exports from every flavour
+ * library, and call_rcu_data handles mapped onto orcu's offloading.
+ * Calls only orcu's public API.
+ *
+ * call_rcu_data: liburcu runs callbacks on worker threads a program may
+ * create, name, pin and join.  orcu runs every CPU slot's callbacks on its
+ * own offload threads, so a handle carries no callbacks; it keeps what a
+ * program can observe: a CPU given to create_call_rcu_data() or
+ * set_cpu_call_rcu_data() is offloaded (orcu_cpu_offload()), and each
+ * handle owns a parked thread, so get_call_rcu_thread() names a real
+ * thread that ends when the handle is freed (multipathd joins it then).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "abi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#pragma GCC visibility push(default)
+#include <urcu/pointer.h>
+/* Referenced by every object built through the shim's headers with
+ * _LGPL_SOURCE: such a program fails to load on a real liburcu (whose
+ * flavour would not see orcu's inline readers) instead of running wrong. */
+const char orcu_urcu_shim_lgpl = 1;
+#pragma GCC visibility pop
+
+void *rcu_dereference_sym(void *p) { return p; }
+
+void *rcu_set_pointer_sym(void **p, void *v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	return v;
+}
+
+void *rcu_xchg_pointer_sym(void **p, void *v)
+{
+	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+}
+
+void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new)
+{
+	__atomic_compare_exchange_n(p, &old, _new, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return old;
+}
+
+/* ------------------------------------------------------------------ */
+/* call_rcu_data */
+
+struct call_rcu_data {
+	pthread_t thread;	/* parked in read() until wake_fd is closed */
+	int wake_fd;
+};
+
+static struct call_rcu_data *default_crdp;	/* set once, under pthread_once */
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static __thread struct call_rcu_data *thread_crdp;
+
+static void *parked(void *fd)
+{
+	char c;
+
+	while (read((int)(intptr_t)fd, &c, 1) < 0 && errno == EINTR)
+		;
+	close((int)(intptr_t)fd);
+	return NULL;
+}
+
+struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity)
+{
+	struct call_rcu_data *crdp = malloc(sizeof(*crdp));
+	sigset_t all, old;
+	int fds[2], err;
+
+	if (!crdp || pipe2(fds, O_CLOEXEC) < 0) {
+		free(crdp);
+		return NULL;
+	}
+	/* Like orcu's own threads, it never takes a signal. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&crdp->thread, NULL, parked, (void *)(intptr_t)fds[0]);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		close(fds[0]);
+		close(fds[1]);
+		free(crdp);
+		return NULL;
+	}
+	pthread_setname_np(crdp->thread, "orcu-crdp");
+	crdp->wake_fd = fds[1];
+	if (cpu_affinity >= 0)
+		(void)orcu_cpu_offload(cpu_affinity);	/* an impossible CPU: as liburcu, run anyway */
+	return crdp;
+}
+
+/* The thread ends; as liburcu's worker, it is the program's to join. */
+void orcu__abi_crdp_free(struct call_rcu_data *crdp)
+{
+	if (!crdp || crdp == default_crdp)
+		return;
+	if (thread_crdp == crdp)
+		thread_crdp = NULL;
+	close(crdp->wake_fd);
+	free(crdp);
+}
+
+static void make_default(void) { default_crdp = orcu__abi_crdp_create(-1); }
+
+struct call_rcu_data *orcu__abi_crdp_default(void)
+{
+	pthread_once(&default_once, make_default);
+	return default_crdp;
+}
+
+struct call_rcu_data *orcu__abi_crdp_thread(void) { return thread_crdp; }
+void orcu__abi_crdp_set_thread(struct call_rcu_data *crdp) { thread_crdp = crdp; }
+
+int orcu__abi_crdp_set_cpu(int cpu, struct call_rcu_data *crdp)
+{
+	int ret = crdp ? orcu_cpu_offload(cpu) : 0;
+
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+int orcu__abi_crdp_offload_all(void)
+{
+	for (int cpu = 0; cpu < get_nprocs_conf(); cpu++)
+		(void)orcu_cpu_offload(cpu);
+	return 0;
+}
+
+pthread_t orcu__abi_crdp_pthread(struct call_rcu_data *crdp) { return crdp->thread; }
+
+/* liburcu parks its call_rcu workers here, so that no thread but the
+ * forking one is running (in malloc, say) at fork; orcu's fork handlers
+ * only stop its callback invokers between callbacks.  Joining every orcu
+ * thread gives the same guarantee: ASan's allocator (GCC 12) takes no lock
+ * around fork, and a library thread inside it at fork left the child
+ * deadlocked (docs/MIGRATING.md, "fork").  The threads start again on
+ * first use. */
+void orcu__abi_before_fork(void) { (void)orcu_shutdown(); }
