@@ -1,13 +1,14 @@
 /*
  * test_shutdown_vs_posts - callbacks another thread posts while
- * orcu_shutdown() runs are kept, never lost and never run twice: those
- * posted after its drain stay queued and run once orcu starts again (here,
- * at the orcu_barrier() that follows).  Each round a poster posts flat out
- * from a memb thread and, in odd rounds, from a qsbr thread that
- * announces quiescent states between posts, while this thread shuts orcu
- * down; then the posters stop and a barrier must account for every
- * callback posted.  After the last round: a shutdown with nothing posted
- * leaves no thread.
+ * orcu_shutdown() runs are never lost, never run twice, and never left
+ * without a server (DESIGN 5.8): those it did not drain are run by the
+ * shutdown itself once its threads are joined, or by the threads a later
+ * post starts again, with no barrier, within 10 s.  Each round a poster
+ * posts flat out from a memb thread and, in odd rounds, from a qsbr thread
+ * that announces quiescent states between posts, while this thread shuts
+ * orcu down; then the posters stop.  Before the server rule, 27-31 of 150
+ * rounds left callbacks queued with no thread until a barrier came.
+ * After the last round: a shutdown with nothing posted leaves no thread.
  */
 #include <orcu.h>
 
@@ -54,7 +55,7 @@ static void *poster(void *arg)
 
 int main(void)
 {
-	int kept = 0;
+	int later = 0;
 
 	test_watchdog("test_shutdown_vs_posts", 110);
 	for (int r = 0; r < ROUNDS; r++) {
@@ -73,20 +74,14 @@ int main(void)
 		atomic_store(&poster_stop, 1);
 		CHECK_EQ(pthread_join(t, NULL), 0);
 		n = atomic_load(&posted);
-		/* No thread and callbacks not run: posted after the drain, and
-		 * no later post restarted orcu.  Only counted: it is timing. */
-		if (orcu_debug_thread_count() == 0 && atomic_load(&invoked) < n)
-			kept++;
-		orcu_barrier();
-		if (atomic_load(&invoked) != n || atomic_load(&twice)) {
-			fprintf(stderr, "round %d: %d posted, %d invoked after orcu_barrier(), "
-				"%d run twice\n", r, n, atomic_load(&invoked),
-				atomic_load(&twice));
-			return 1;
-		}
+		/* Run once the shutdown returned: by it, or restarted threads. */
+		if (atomic_load(&invoked) < n)
+			later++;
+		CHECK_WAIT_UNTIL(atomic_load(&invoked) == n, 10);
+		CHECK_EQ(atomic_load(&twice), 0);
 	}
-	printf("%d of %d rounds left callbacks queued by the shutdown; all ran later\n", kept,
-	       ROUNDS);
+	printf("%d of %d rounds ran callbacks after the shutdown returned, no barrier\n",
+	       later, ROUNDS);
 	CHECK_EQ(orcu_shutdown(), 0);
 	CHECK_EQ(orcu_debug_thread_count(), 0);
 	TEST_PASS("shutdown_vs_posts");
