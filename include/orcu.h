@@ -351,12 +351,13 @@ ORCU_API int orcu_init(const struct orcu_config *cfg);
 ORCU_API int orcu_cpu_online(int cpu);
 
 /*
- * orcu_cpu_offline - take slot cpu offline: an inline slot's callbacks
- * move to an online slot, an offloaded slot's thread keeps draining it.
- * Returns 0 (also if it was offline), -EINVAL for an impossible cpu, or
- * -EBUSY for the last online slot.  Never waits for callbacks (those
- * already being invoked finish where they run), so it is allowed in a
- * callback, even one of the slot it takes offline; not in a signal handler.
+ * orcu_cpu_offline - take slot cpu offline.  Its callbacks stay on it: its
+ * threads go on draining it (an inline slot's at once, no longer waiting
+ * for application threads).  Returns 0 (also if it was offline), -EINVAL
+ * for an impossible cpu, -ENOMEM if orcu cannot be configured, or -EBUSY
+ * for the last online slot.  Never waits for callbacks, so it is allowed
+ * in a callback, even one of the slot it takes offline; not in a signal
+ * handler.
  */
 ORCU_API int orcu_cpu_offline(int cpu);
 
