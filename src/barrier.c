@@ -34,6 +34,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <time.h>
 
 static pthread_mutex_t barrier_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic unsigned long barrier_seq;
@@ -112,11 +113,30 @@ static void barrier_start(void)
 #define HELP_FIRST_NS (10 * 1000000LL)
 #define HELP_MAX_NS (200 * 1000000LL)
 
+/* No slot exists for want of memory: a callback posted meanwhile is held
+ * (slot.c) until a start succeeds; wait for that, retrying every
+ * HELP_FIRST_NS.  0 once started (or nothing held), or -ETIMEDOUT. */
+static int wait_started(int64_t deadline_ns)
+{
+	while (orcu__ensure_started() == -ENOMEM && orcu__slot_has_early()) {
+		struct timespec ts = { 0, HELP_FIRST_NS };
+
+		if (deadline_ns >= 0 && (int64_t)orcu__now_ns() >= deadline_ns)
+			return -ETIMEDOUT;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 int orcu__barrier_timed(int64_t deadline_ns)
 {
 	unsigned long snap, s;
 
-	orcu__ensure_started();
+	/* Pairs with the store in apply_conf() (entry.c): slots exist. */
+	if (wait_started(deadline_ns) < 0)
+		return -ETIMEDOUT;
+	if (!orcu__load_acquire(&orcu__g.initialized))
+		return 0;
 	orcu__count(barriers, 1);
 	/* Pairs with the fence in barrier_start(): the callbacks this
 	 * caller posted (or saw posted) are counted before we read which
@@ -182,7 +202,8 @@ static long total_pending(void)
 {
 	long n = 0;
 
-	for (int i = 0; i < orcu__g.nr_possible; i++)
+	/* Pairs with the store in apply_conf() (entry.c): slots exist. */
+	for (int i = 0; orcu__load_acquire(&orcu__g.initialized) && i < orcu__g.nr_possible; i++)
 		n += orcu__slot_pending(&orcu__g.slots[i]);
 	return n;
 }

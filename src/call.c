@@ -302,7 +302,8 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 		 * taken the held callbacks before h: take it now. */
 		if (orcu__ensure_init() == 0) {
 			pthread_mutex_lock(&orcu__g.lock);
-			orcu__slots_take_early();
+			if (orcu__slots_take_early())
+				orcu__serve_mark_pending();
 			pthread_mutex_unlock(&orcu__g.lock);
 			orcu__retry_threads();
 			orcu__serve_kick(&orcu__g.slots[0]);

@@ -27,6 +27,7 @@
 /* The configuration into orcu__g, the GP-end hook, then the slots. */
 static int apply_conf(struct orcu__conf *c)
 {
+	bool held = false;
 	int ret;
 
 	orcu__conf_apply(c);
@@ -35,13 +36,19 @@ static int apply_conf(struct orcu__conf *c)
 	orcu__store_relaxed(&orcu__gp_hook, orcu__serve_gp_event);
 	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
 	if (ret == 0)
-		orcu__slots_take_early();
+		held = orcu__slots_take_early();
+	else
+		orcu__g.nr_possible = 0;   /* no slot to walk (stats, barriers) */
 	/* Publishes the configuration and the slots: pairs with every
 	 * acquire of `initialized` (orcu__ensure_init(), stats.c).  seq_cst
 	 * for orcu__slots_fork_quiesce(): it raises fork_pending, then reads
 	 * this; a fork that reads 0 is seen by every chain on these slots. */
 	if (ret == 0)
 		orcu__store_seq_cst(&orcu__g.initialized, 1);
+	/* Callbacks held while no slot existed: the next GP end, safe
+	 * point or post starts the threads that run them. */
+	if (held)
+		orcu__serve_mark_pending();
 	return ret;
 }
 

@@ -423,7 +423,7 @@ void orcu__serve_waiter(void);     /* a barrier or backlog wait's turn */
 void orcu__serve_waited(void);     /* after an application thread's GP wait */
 void orcu__serve_gp_asked(void);   /* orcu_start_poll() and no GP thread */
 void orcu__serve_after_stop(void); /* orcu_shutdown(), threads joined */
-void orcu__serve_after_fork_child(void);
+void orcu__serve_mark_pending(void);  /* fork child, late configuration */
 void orcu__serve_gp_event(enum orcu__gp_event ev, unsigned long seq); /* orcu__gp_hook */
 void orcu__safe_point_slow(void);
 

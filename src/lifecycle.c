@@ -147,7 +147,7 @@ static void fork_child(void)
 	orcu__store_relaxed(&orcu__g.stopping, 0);
 	/* Callbacks the child inherited start its threads at its next GP,
 	 * safe point or post (serve.c point 4). */
-	orcu__serve_after_fork_child();
+	orcu__serve_mark_pending();
 	pthread_mutex_unlock(&orcu__g.lock);
 	orcu__barrier_fork_child();
 	orcu__slots_fork_resume(true);

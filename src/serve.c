@@ -104,8 +104,9 @@ void orcu__retry_threads(void)
 	retry(true);
 }
 
-/* Point 4, with every library lock held (lifecycle.c). */
-void orcu__serve_after_fork_child(void)
+/* Point 4: callbacks may wait with no thread for them (a fork child, held
+ * callbacks put on a slot by a late configuration).  Under orcu__g.lock. */
+void orcu__serve_mark_pending(void)
 {
 	bool work = false;
 

@@ -712,14 +712,19 @@ void orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *)
 			   "and run once it starts", call);
 }
 
+bool orcu__slot_has_early(void)
+{
+	return !orcu__mpsc_empty(&early);
+}
+
 /* Under orcu__g.lock, before the slots are published (entry.c). */
-void orcu__slots_take_early(void)
+bool orcu__slots_take_early(void)
 {
 	struct orcu_head *first, *last, *next;
 	struct orcu__slot *s = &orcu__g.slots[0];
 
 	if (orcu__mpsc_empty(&early) || !orcu__mpsc_take(&early, &first, &last))
-		return;
+		return false;
 	for (struct orcu_head *h = first;; h = next) {
 		next = h->next;
 		orcu__fetch_add_relaxed(&s->n_posted, 1);
@@ -727,6 +732,7 @@ void orcu__slots_take_early(void)
 		if (h == last)
 			break;
 	}
+	return true;
 }
 
 /* ------------------------------------------------------------------ */

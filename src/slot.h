@@ -247,7 +247,8 @@ void orcu__slot_report_orphan(struct orcu__slot *s, const char *how);
  * put on slot 0 when the slots are set up. */
 void orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *),
 			   const char *call);
-void orcu__slots_take_early(void);
+bool orcu__slots_take_early(void);
+bool orcu__slot_has_early(void);
 /* fork (lifecycle): every cb_lock, in slot order, and back */
 void orcu__slots_lock_all(void);
 void orcu__slots_unlock_all(void);

@@ -94,7 +94,8 @@ endif()
 # The allocation-failure tests interpose malloc and friends
 # (tests/support/fail_alloc.c): linked into them alone, since every
 # allocation of a program that links it goes through there.
-foreach(t test_register_enomem_no_abort test_config_enomem_not_reconfigured)
+foreach(t test_register_enomem_no_abort test_config_enomem_not_reconfigured
+    test_enomem_first_calls_degrade)
   if(TARGET ${t})
     target_sources(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support/fail_alloc.c)
   endif()
