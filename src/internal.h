@@ -279,6 +279,7 @@ struct orcu__spawn_arg {
 	char name[16];
 	void *(*fn)(void *);
 	void *arg;
+	_Atomic uint32_t running;   /* the thread set itself up (os.c) */
 };
 void *orcu__spawn_trampoline(void *p);
 void orcu__die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

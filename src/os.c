@@ -228,7 +228,9 @@ void *orcu__spawn_trampoline(void *p)
 {
 	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
 
-	free(p);
+	/* The spawner waits for this and frees p (orcu__spawn()). */
+	orcu__store_release(&((struct orcu__spawn_arg *)p)->running, 1);
+	orcu__futex_wake(&((struct orcu__spawn_arg *)p)->running, 1);
 	orcu__tls.library_thread = 1;
 	pthread_setname_np(pthread_self(), sa.name);
 	orcu__set_housekeeping_affinity();
@@ -298,11 +300,19 @@ int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg
 	/* The new thread inherits the mask: block everything around create. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	sa->running = 0;
 	err = pthread_create(tid, &attr, orcu__spawn_trampoline, sa);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
+	/* Wait until the thread runs our code: its start-up allocations (the
+	 * C library's, a sanitizer's) are over before our caller releases
+	 * orcu__g.lock, which fork_prepare() takes, so no fork copies an
+	 * allocator lock that a starting thread holds.  Pairs with the
+	 * release in orcu__spawn_trampoline(). */
+	while (!err && !orcu__load_acquire(&sa->running))
+		orcu__futex_wait(&sa->running, 0, -1);
+	free(sa);
 	if (err) {
-		free(sa);
 		spawn_failed(name, err);
 		return -err;
 	}
