@@ -228,7 +228,8 @@ void *orcu__spawn_trampoline(void *p)
 {
 	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
 
-	/* The spawner waits for this and frees p (orcu__spawn()). */
+	/* The spawner waits for this and frees p.  Pairs with the acquire
+	 * in orcu__spawn(). */
 	orcu__store_release(&((struct orcu__spawn_arg *)p)->running, 1);
 	orcu__futex_wake(&((struct orcu__spawn_arg *)p)->running, 1);
 	orcu__tls.library_thread = 1;

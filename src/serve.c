@@ -237,7 +237,8 @@ bool orcu__serve_posted(struct orcu__slot *s)
 	(void)s;
 	/* A post to a thread's own queue was a release store, not an
 	 * exchange: the fence puts it before the loads below, as the seq_cst
-	 * exchange of the shared queue does (slot.c point 7). */
+	 * exchange of the shared queue does (slot.c point 7).  Pairs with the
+	 * fence in serve_unserved() and the exchange in leader_main(). */
 	orcu__fence_seq_cst();
 	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(). */
 	l = orcu__load_acquire(&orcu__g.adopter);
@@ -299,6 +300,8 @@ void orcu__serve_gp_asked(void)
  */
 void orcu__serve_after_stop(void)
 {
+	/* Pairs with postq_posted()'s fence (call.c), or with the posters'
+	 * compiler barrier through membarrier(). */
 	if (orcu__load_relaxed(&orcu__has_membarrier))
 		orcu__membarrier_master();
 	else
