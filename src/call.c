@@ -94,15 +94,10 @@ int orcu_wait_backlog(long timeout_ms)
 			if (deadline - now < left)
 				left = deadline - now;
 		}
-		orcu__nocb_wake_leader(s->leader, true);
-		/* A slot without threads is served by the waiters.  Order:
-		 * none needed (orcu__slot_attach()). */
-		if (!orcu__load_relaxed(&s->attached)) {
-			orcu__event_cancel(&s->drain);
-			orcu__serve_slot(s);
-		} else {
-			orcu__event_wait(&s->drain, ticket, left);
-		}
+		/* Its server, and where none runs, this waiter (serve.c). */
+		orcu__serve_kick(s);
+		if (orcu__event_wait(&s->drain, ticket, left) == -ETIMEDOUT)
+			orcu__serve_waiter();
 	}
 	if (was_online)
 		orcu_thread_online();

@@ -127,7 +127,7 @@ void orcu__serve_mark_pending(void)
  * thread) is in no read-side section or callback and offline if qsbr, so
  * it may run GPs; it comes online around the invocation only.
  */
-void orcu__serve_slot(struct orcu__slot *s)
+static void serve_slot(struct orcu__slot *s)
 {
 	unsigned long first, last;
 	bool entered;
@@ -160,7 +160,7 @@ static void serve_unattached(void)
 		struct orcu__slot *s = &orcu__g.slots[i];
 
 		if (!orcu__load_relaxed(&s->attached) && orcu__slot_has_work(s))
-			orcu__serve_slot(s);
+			serve_slot(s);
 	}
 }
 
@@ -208,7 +208,7 @@ void orcu__serve_waited(void)
 	was_online = orcu__qsbr_offline_for_wait();
 	serve_unserved();
 	/* Back online as orcu_thread_online() is, without its inline poll:
-	 * the callbacks above ran online (orcu__serve_slot()). */
+	 * the callbacks above ran online (serve_slot()). */
 	if (was_online)
 		orcu__qsbr_online();
 }

@@ -297,17 +297,12 @@ bool orcu__slot_has_work(struct orcu__slot *s)
 /* Once per slot: s holds callbacks and no thread of its own serves it. */
 void orcu__slot_report_orphan(struct orcu__slot *s, const char *how)
 {
-	const char *why = !orcu__slot_ever_online(s) ? "never came online" :
-			  !orcu__slot_online(s) ? "is offline without threads" :
-			  orcu__load_relaxed(&orcu__g.degraded) ?
-				"has no callback threads (they could not be created)" :
-				"has no callback threads (stopped, or capped)";
-
 	/* Relaxed: only keeps the message to one per slot. */
 	if (orcu__load_relaxed(&s->orphan_reported) || !orcu__slot_pending(s) ||
 	    orcu__xchg_relaxed(&s->orphan_reported, 1))
 		return;
-	orcu__warn("CPU %d %s and holds %ld callback(s): %s", s->cpu, why,
+	orcu__warn("CPU %d %s and holds %ld callback(s): %s", s->cpu,
+		   orcu__slot_ever_online(s) ? "has no callback threads" : "never came online",
 		   orcu__slot_pending(s), how);
 }
 
