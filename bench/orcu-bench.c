@@ -716,8 +716,9 @@ static int headline(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: orcu-bench [--reps N] [--ms N] [--seconds N] [--out DIR] <scenario>...\n"
-		"scenarios: read sync update enqueue throughput latency barrier flood scale\n"
+		"usage: orcu-bench [--reps N] [--ms N] [--seconds N] [--tail-seconds N] [--out DIR]\n"
+		"       <scenario>...\n"
+		"scenarios: read sync sync-tail update enqueue throughput latency barrier flood scale\n"
 		"           scale-report idle threads lazy hash all headline\n"
 		"Each scenario prints a table and writes DIR/<scenario>.json (default\n"
 		"DIR bench/results), a markdown table and target rows.\n");
@@ -726,7 +727,8 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } scen[] = {
-		{ "read", NULL }, { "sync", scen_sync }, { "update", scen_update },
+		{ "read", NULL }, { "sync", scen_sync }, { "sync-tail", scen_sync_tail },
+		{ "update", scen_update },
 		{ "enqueue", NULL },
 		{ "throughput", scen_throughput }, { "latency", NULL },
 		{ "barrier", NULL }, { "flood", scen_flood }, { "scale", scen_scale },
@@ -778,6 +780,8 @@ int main(int argc, char **argv)
 			opt.ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
 			opt.seconds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tail-seconds") && i + 1 < argc)
+			opt.tail_seconds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
 			opt.outdir = argv[++i];
 		else {
@@ -791,6 +795,8 @@ int main(int argc, char **argv)
 		opt.ms = 10;
 	if (opt.seconds < 1)
 		opt.seconds = 1;
+	if (opt.tail_seconds < 1)
+		opt.tail_seconds = 1;
 	if (i >= argc) {
 		usage();
 		return 2;
