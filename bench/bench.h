@@ -80,6 +80,7 @@ struct bench_opts {
 	int reps;          /* repetitions; medians are reported */
 	int ms;            /* measuring window per point */
 	int seconds;       /* flood */
+	int tail_seconds;  /* sync-tail, per library */
 	int nproc;
 	int quick;         /* headline: fewer reps */
 	const char *outdir;
@@ -118,6 +119,18 @@ struct summ {
 struct summ summarize(const double *v, int n);
 double percentile(double *v, size_t n, double q);   /* sorts v */
 int cmp_double(const void *a, const void *b);
+
+/* Latency histogram, log-linear (16 sub-buckets per power of two, within
+ * 1/16 of the value): cheap to fill per call, pooled across runs, so tails
+ * (p99.9, max) come from every sample, not from a capped sample array. */
+#define LHIST_BUCKETS 1024
+struct lhist {
+	uint64_t n, max_ns, sum_ns;
+	uint64_t b[LHIST_BUCKETS];
+};
+void lhist_add(struct lhist *h, uint64_t ns);
+void lhist_merge(struct lhist *into, const struct lhist *from);
+double lhist_quantile_us(const struct lhist *h, double q);   /* upper bucket bound */
 
 /* ------------------------------------------------------------------ */
 /* Results: one JSON document per scenario, built row by row. */
@@ -159,6 +172,7 @@ double kv_get(const struct kv *kv, const char *key, double def);
 int scen_read(int headline);
 int scen_sync(void);
 int scen_update(void);   /* update.c */
+int scen_sync_tail(void);   /* tail.c */
 int scen_enqueue(int headline);
 int scen_throughput(void);
 int scen_latency(int headline);

@@ -2,6 +2,9 @@
 # make bench: every orcu-bench scenario with short defaults, then
 # docs/PERFORMANCE.md (machine, date, command, tables, targets) and the
 # plots in docs/img/.  Usage: bash bench/run.sh <builddir> [orcu-bench options]
+# sync-tail runs --tail-seconds per library (20 by default, 40 s in all, to
+# keep make bench near 6 minutes); the 60 s run is
+#   bash bench/run.sh build --tail-seconds 60
 set -u
 B=${1:-build}
 shift || true
@@ -16,7 +19,7 @@ IMG=docs/img
 mkdir -p "$OUT" "$IMG"
 rm -f "$OUT"/*.targets "$OUT"/*.md "$OUT"/*.dat
 # Every scenario, in the order of the run and of docs/PERFORMANCE.md.
-SCENARIOS="read sync update enqueue throughput latency barrier flood scale idle threads lazy hash"
+SCENARIOS="read sync sync-tail update enqueue throughput latency barrier flood scale idle threads lazy hash"
 OPTS=("$@")
 CMD="bench/orcu-bench${OPTS[*]:+ ${OPTS[*]}} $SCENARIOS scale-report"
 start=$(date +%s)

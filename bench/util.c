@@ -16,7 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-struct bench_opts opt = { .reps = 5, .ms = 200, .seconds = 3, .outdir = "bench/results" };
+struct bench_opts opt = { .reps = 5, .ms = 200, .seconds = 3, .tail_seconds = 20,
+			  .outdir = "bench/results" };
 
 void sleep_ns(uint64_t ns)
 {
@@ -56,6 +57,69 @@ struct summ summarize(const double *v, int n)
 	s.max = t[n - 1];
 	s.med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 	return s;
+}
+
+static unsigned lhist_index(uint64_t ns)
+{
+	unsigned e;
+
+	if (ns < 16)
+		return (unsigned)ns;
+	e = 63u - (unsigned)__builtin_clzll(ns);      /* >= 4 */
+	return (e - 3) * 16 + (unsigned)((ns >> (e - 4)) & 15);
+}
+
+/* The largest value that falls in bucket i. */
+static uint64_t lhist_upper(unsigned i)
+{
+	unsigned e, sub;
+
+	if (i < 16)
+		return i;
+	e = i / 16 + 3;
+	sub = i % 16;
+	return ((16ull + sub + 1) << (e - 4)) - 1;
+}
+
+void lhist_add(struct lhist *h, uint64_t ns)
+{
+	unsigned i = lhist_index(ns);
+
+	h->b[i < LHIST_BUCKETS ? i : LHIST_BUCKETS - 1]++;
+	h->n++;
+	h->sum_ns += ns;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+}
+
+void lhist_merge(struct lhist *into, const struct lhist *from)
+{
+	for (unsigned i = 0; i < LHIST_BUCKETS; i++)
+		into->b[i] += from->b[i];
+	into->n += from->n;
+	into->sum_ns += from->sum_ns;
+	if (from->max_ns > into->max_ns)
+		into->max_ns = from->max_ns;
+}
+
+double lhist_quantile_us(const struct lhist *h, double q)
+{
+	uint64_t want, seen = 0;
+
+	if (!h->n)
+		return 0;
+	if (q >= 1.0)
+		return (double)h->max_ns / 1e3;
+	want = (uint64_t)(q * (double)h->n) + 1;
+	for (unsigned i = 0; i < LHIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= want) {
+			uint64_t u = lhist_upper(i);
+
+			return (double)(u < h->max_ns ? u : h->max_ns) / 1e3;
+		}
+	}
+	return (double)h->max_ns / 1e3;
 }
 
 double percentile(double *v, size_t n, double q)

@@ -77,10 +77,30 @@
  *                  Expected: assertion (GP ends while a reader is inside).
  *   -DNR=n         n readers (default 2).  The mutants M1-M3 are run with one
  *                  reader: the shortest counterexample.
+ *   -DMIXED        both kinds under one GP, as wait_phase() arms today: reader
+ *                  0 is qsbr (fences after announcing), reader 1 memb, whose
+ *                  section-opening store may still sit in its store buffer
+ *                  when the GP starts (it registered, or unparked, after the
+ *                  GP chose not to pay a membarrier() at its start, so no
+ *                  barrier drained it).  The waiter's barrier covers the
+ *                  readers its scans saw holding: a fence if only qsbr
+ *                  readers, membarrier() if a memb reader; its first scan
+ *                  stops at the first holder (reader 0), the scans after
+ *                  arming are whole, and a memb holder seen after a
+ *                  fence-only arm makes it pay membarrier() and re-scan
+ *                  before it sleeps.  Expected: verified.
+ *   -DMIXED -DARM_AT_START  mutant M5: the barrier is chosen when the GP
+ *                  starts, from the memb readers registered then (none:
+ *                  a fence), as wait_phase() did before.  Expected: lost
+ *                  wake-up (in the C, a 100 ms wait slice).
+ *   -DMIXED -DNO_UPGRADE  mutant M6: the barrier is chosen from the scan
+ *                  before arming only; a memb holder the re-scan finds does
+ *                  not upgrade it.  Expected: lost wake-up.
  *
  * Properties:
  *   - safety (assert in waiter): when the wait is done, no reader is still
- *     inside its section (ghost `in_cs`, cleared with the store (a));
+ *     inside a section the GP waits for (ghosts `in_cs`, cleared with the
+ *     store (a), and `old_cs`);
  *   - safety (invalid end state): the waiter blocked in futex_wait with every
  *     reader finished is a deadlock -- the futex wait has no end label;
  *   - safety (ltl `nolost`): never is the waiter in futex_wait while every
@@ -93,15 +113,24 @@
 #define NR 2              /* readers; 2 lets one wake while the other holds */
 #endif
 
-#ifdef QSBR
-#define OLD   1           /* counter announced before this GP              */
-#define WANT  3           /* this GP's counter (qsbr_ctr advances by 2)    */
-#define HOLDS(i) (ctr[i] != 0 && ctr[i] != WANT)
-#define START OLD
+#ifdef MIXED
+#undef NR
+#define NR 2
+#define QSBR_READER(i) ((i) == 0)
+#define READER_FENCE
 #else
-#define HOLDS(i) (ctr[i] != 0)
-#define START 1           /* orcu__gp_ctr copied by the outermost lock     */
+#ifdef QSBR
+#define QSBR_READER(i) 1
+#else
+#define QSBR_READER(i) 0
 #endif
+#endif
+
+#define OLD   1           /* qsbr: counter announced before this GP        */
+#define WANT  3           /* qsbr: this GP's counter (qsbr_ctr advances by 2) */
+#define START 1           /* memb: orcu__gp_ctr copied by the outermost lock;
+                             qsbr: OLD                                       */
+#define HOLDS(i) (QSBR_READER(i) -> (ctr[i] != 0 && ctr[i] != WANT) : ctr[i] != 0)
 
 byte ctr[NR];             /* memory: memb ctr / qsbr qs_seq, as the scan sees it */
 bit  sb[NR];              /* reader i's store (a) is still in its store buffer   */
@@ -110,6 +139,10 @@ bit  mb_pending[NR];      /* membarrier() issued, CPU i has not yet fenced      
 bit  gp_wait;             /* 1: a GP waiter may sleep on it                      */
 bit  in_futex;            /* the waiter is blocked in futex_wait(&gp_wait, 1)    */
 bit  in_cs[NR];           /* ghost: reader i is inside its section               */
+bit  old_cs[NR];          /* ghost: ... one the GP must wait for (MIXED: a memb
+                             section whose opening store no barrier of the GP
+                             drained is not: it began after the GP's start,
+                             registry.c points 1 and 4)                        */
 byte nfinished;           /* ghost: readers past the end of their unlock path    */
 bit  gp_done;             /* ghost: the waiter declared the wait done            */
 byte saw[NR];             /* ghost: gp_wait as reader i loaded it (2: not yet)   */
@@ -136,18 +169,21 @@ proctype reader(byte i)
 	/* (a) the section ends; the store goes to the store buffer */
 	atomic {
 		in_cs[i] = 0;
-#ifdef QSBR
 		if
-		:: sbval[i] = WANT                /* orcu_quiescent_state() */
-		:: sbval[i] = 0                   /* orcu_thread_offline()  */
+		:: QSBR_READER(i) ->
+			if
+			:: sbval[i] = WANT        /* orcu_quiescent_state() */
+			:: sbval[i] = 0           /* orcu_thread_offline()  */
+			fi
+		:: else -> sbval[i] = 0
 		fi;
-#else
-		sbval[i] = 0;
-#endif
 		sb[i] = 1
 	};
 #ifdef READER_FENCE
-	drain(i);                                 /* the reader's own seq_cst fence */
+	if
+	:: QSBR_READER(i) -> drain(i)             /* the reader's own seq_cst fence */
+	:: else -> skip
+	fi;
 #endif
 #ifndef LOAD_FIRST
 	saw[i] = gp_wait;                         /* (b) may pass the buffered store */
@@ -180,30 +216,29 @@ end:	do
 	od
 }
 
-/* one load per reader, stopping at the first that holds (as wait_phase) */
+/* one load per reader, stopping at the first that holds (as wait_phase),
+ * or, with `all` (MIXED, once armed), every reader; heldm: a memb reader
+ * was seen holding */
 inline scan() {
 	held = 0;
+	heldm = 0;
 	j = 0;
 	do
-	:: j < NR && !held -> atomic { held = HOLDS(j); j++ }
+	:: j < NR && (all || !held) ->
+		atomic {
+			if
+			:: HOLDS(j) -> held = 1; heldm = heldm || !QSBR_READER(j)
+			:: else -> skip
+			fi;
+			j++
+		}
 	:: else -> break
 	od;
 	j = 0
 }
 
-proctype waiter()
-{
-	byte j;
-	bit held;
-again:
-	scan();                                   /* (1) */
-	if
-	:: !held -> goto done
-	:: else -> skip
-	fi;
-	gp_wait = 1;                              /* (2) */
-#ifndef NOMB
-	/* (3) membarrier(): every reader CPU fences before it returns */
+/* membarrier(): every reader CPU fences before it returns */
+inline membarrier() {
 	d_step {
 		do
 		:: j < NR -> mb_pending[j] = 1; j++
@@ -215,7 +250,92 @@ again:
 	:: j < NR -> (mb_pending[j] == 0); j++
 	:: else -> break
 	od;
-	j = 0;
+	j = 0
+}
+
+#ifdef MIXED
+/*
+ * wait_phase() today: the armed barrier covers the holders seen.  armed:
+ * 0 none, 1 a fence (the waiter's own; it is sequentially consistent here,
+ * so nothing to model), 2 membarrier().
+ */
+proctype waiter()
+{
+	byte j;
+	bit held, heldm, all;
+	byte armed, need;
+again:
+	all = (armed != 0);
+	scan();
+	if
+	:: !held ->
+		if
+		:: armed -> gp_wait = 0
+		:: else -> skip
+		fi;
+		goto done
+	:: else -> skip
+	fi;
+#ifdef ARM_AT_START
+	need = 1;                                 /* M5: no memb reader at the start */
+#else
+	need = (heldm -> 2 : 1);
+#endif
+#ifdef NO_UPGRADE
+	if
+	:: armed == 0 -> skip                     /* M6: only the first arming decides */
+	:: else -> need = armed
+	fi;
+#endif
+	if
+	:: armed < need ->
+		gp_wait = 1;
+		if
+		:: need == 2 -> membarrier()
+		:: else -> skip
+		fi;
+		armed = need;
+		goto again                        /* re-scan, whole, before sleeping */
+	:: else -> skip
+	fi;
+	/* futex_wait(&gp_wait, 1): sleeps only while gp_wait == 1.  No end
+	 * label: sleeping here forever is the lost wake-up. */
+	atomic {
+		if
+		:: gp_wait == 1 -> in_futex = 1
+		:: else -> skip
+		fi
+	};
+	(in_futex == 0);
+	if
+	:: gp_wait == 0 -> armed = 0              /* woken: re-arm if still needed */
+	:: else -> skip
+	fi;
+	goto again;
+done:
+	atomic {
+		do
+		:: j < NR -> assert(!(in_cs[j] && old_cs[j])); j++
+		:: else -> break
+		od;
+		j = 0;
+		gp_done = 1
+	}
+}
+#else
+proctype waiter()
+{
+	byte j;
+	bit held, heldm, all;
+again:
+	scan();                                   /* (1) */
+	if
+	:: !held -> goto done
+	:: else -> skip
+	fi;
+	gp_wait = 1;                              /* (2) */
+#ifndef NOMB
+	membarrier();                             /* (3) */
 #endif
 #ifndef NORESCAN
 	scan();                                   /* (4) */
@@ -240,13 +360,14 @@ again:
 done:
 	atomic {
 		do
-		:: j < NR -> assert(!in_cs[j]); j++ /* nobody it waits for is inside */
+		:: j < NR -> assert(!(in_cs[j] && old_cs[j])); j++ /* nobody it waits for is inside */
 		:: else -> break
 		od;
 		j = 0;
 		gp_done = 1
 	}
 }
+#endif
 
 init {
 	byte i;
@@ -254,6 +375,18 @@ init {
 		do
 		:: i < NR ->
 			ctr[i] = START;           /* inside a section the GP waits for */
+			old_cs[i] = 1;
+#ifdef MIXED
+			if
+			:: !QSBR_READER(i) ->
+				/* the lock's store may not be visible yet */
+				if
+				:: ctr[i] = 0; sbval[i] = START; sb[i] = 1; old_cs[i] = 0
+				:: skip
+				fi
+			:: else -> skip
+			fi;
+#endif
 			in_cs[i] = 1;
 			saw[i] = 2;
 			run cpu(i);

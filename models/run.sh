@@ -144,6 +144,11 @@ check $RW "orcu qsbr, reader fence"   rw_qsbr_rf   "-DNOMB -DQSBR -DREADER_FENCE
 check $RW "M2: load before store"     rw_loadfirst "-DNR=1 -DLOAD_FIRST"   safety     cex
 check $RW "M3: no re-scan"            rw_norescan  "-DNR=1 -DNORESCAN"     safety     cex
 check $RW "M4: trust the wake"        rw_trust     "-DTRUST_WAKE"          assert     cex
+check $RW "orcu memb + qsbr"          rw_mixed     "-DMIXED"               safety     verify
+check $RW "orcu memb + qsbr"          rw_mixed     "-DMIXED"               ltl:nolost verify
+check $RW "orcu memb + qsbr"          rw_mixed     "-DMIXED"               live:live  verify
+check $RW "M5: barrier chosen at start" rw_armstart "-DMIXED -DARM_AT_START" ltl:nolost cex
+check $RW "M6: no upgrade"            rw_noupgrade "-DMIXED -DNO_UPGRADE"  ltl:nolost cex
 
 RP=reader_phase
 check $RP "orcu"                      rp_orcu      ""              safety     verify

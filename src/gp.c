@@ -329,6 +329,10 @@ static void run_one_gp(unsigned long cur)
 void orcu__gp_drive(unsigned long target, bool hurry)
 {
 	bool hurry_asked = false;
+	/* A memb caller is in no section until we return: parked, it costs
+	 * the GPs it waits for (ours or the owner's) no membarrier() and no
+	 * scan wait (registry.c point 4). */
+	bool parked = orcu__memb_park();
 
 	for (;;) {
 		unsigned long cur;
@@ -371,6 +375,8 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 	if (orcu__seq_lt(orcu__load_relaxed(&orcu__gp_seq),
 			 orcu__load_relaxed(&req.needed)))
 		wake_gp_thread(true);
+	if (parked)
+		orcu__memb_unpark();
 }
 
 /* Callback-only demand may wait for the batching window to close. */

@@ -264,7 +264,8 @@ struct orcu__counters {
 		poster_waits, poster_overruns, lazy_flushes, stalls_reported,
 		gp_thread_cpu_ns, takeovers,
 		gp_wait_slices,   /* a GP's sleep on readers that ran out (registry.c) */
-		gp_wait_arms;     /* the reader wait armed its wake (and fenced) */
+		gp_wait_arms,     /* the reader wait armed its wake (and fenced) */
+		gp_membarriers;   /* membarrier() paid by a GP's reader wait (registry.c) */
 };
 ORCU__HIDDEN extern struct orcu__counters orcu__cnt;
 #define orcu__count(field, n) orcu__fetch_add_relaxed(&orcu__cnt.field, (n))
@@ -353,6 +354,11 @@ bool orcu__qsbr_enter_for_callbacks(void);
 /* Misuse checks of a caller about to wait for a GP or for callbacks. */
 void orcu__gp_check_caller(const char *call);
 bool orcu__qsbr_offline_for_wait(void);
+/* A memb thread that waits for a GP (orcu__gp_drive()) is in no section:
+ * parked, it costs a GP no membarrier() and no wait.  park returns true
+ * if it parked the caller; unpark undoes it (also safe if not parked). */
+bool orcu__memb_park(void);
+void orcu__memb_unpark(void);
 void orcu__qsbr_leave_for_callbacks(bool entered);
 void orcu__membarrier_init(void);
 /* The halves of the public calls that entry.c completes. */

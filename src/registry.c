@@ -25,6 +25,19 @@
  *     unlock, or a later lock's or nesting's store): all are releases, so
  *     the section's reads happen before the GP ends, and no closing
  *     membarrier() is needed (liburcu's memb flavor pays a second one).
+ *  4. A memb reader that waits for a GP (orcu__gp_drive(): synchronize, a
+ *     barrier) is in no section, and parks: its ctr becomes MEMB_PARKED
+ *     (release) until it returns.  A GP opens with a seq_cst fence, then
+ *     reads every memb ctr (acquire); only if some reader is not parked
+ *     does it pay the membarrier().  A reader seen parked has finished
+ *     every earlier section (release/acquire).  To leave, it stores its
+ *     ctr, then fences (seq_cst), then may open a section: of that fence
+ *     and the GP's opening fence, if the GP's comes first, the section
+ *     sees every update made before the GP began (the updater fenced
+ *     before it read gp_seq, gp.c point 2); if the reader's comes first,
+ *     the GP's load sees it unparked and the GP pays the membarrier().
+ *     So the thread running a GP for its own synchronize costs that GP
+ *     nothing, and nor does any other memb thread waiting for one.
  *
  * qsbr readers announce quiescent states by copying the GP counter into
  * qs_seq (acquire load, release store); 0 means offline.  The GP waits until
@@ -51,6 +64,12 @@ __thread struct orcu__reader orcu__reader;
  * which readers write, shares the line a reader loads. */
 _Atomic unsigned long orcu__gp_ctr ORCU__ALIGNED = ORCU__MEMB_IDLE | 1;
 _Atomic int orcu__has_membarrier ORCU__ALIGNED;
+
+/* A memb reader's ctr while it waits for a GP (point 4): outside any
+ * section, as ORCU__MEMB_IDLE says, and known to the GP to stay there until
+ * it unparks.  Not ORCU__MEMB_IDLE, so a read lock taken meanwhile (a signal
+ * handler, a callback the waiter runs) goes to the slow path and unparks. */
+#define MEMB_PARKED (ORCU__MEMB_IDLE | (ORCU__MEMB_IDLE << 1))
 
 /* qsbr GP counter: odd so it is never 0 (0 = offline). */
 static _Atomic unsigned long qsbr_ctr ORCU__ALIGNED = 1;
@@ -270,9 +289,13 @@ void orcu__registry_read_lock_slow(void)
 	struct orcu__reader *r = &orcu__reader;
 
 	if (r->kind == ORCU__KIND_MEMB) {
-		/* Not reached from this header's fast path (a memb reader's ctr
-		 * outside sections is ORCU__MEMB_IDLE); a caller compiled with
-		 * an older header leaves 0 after its unlock: outside too. */
+		/* Parked (a section opened while this thread waits for a GP:
+		 * a signal handler, a callback): leave the parked state with
+		 * its fence first (point 4).  Otherwise not reached from this
+		 * header's fast path (a memb reader's ctr outside sections is
+		 * ORCU__MEMB_IDLE); a caller compiled with an older header
+		 * leaves 0 after its unlock: outside too. */
+		orcu__memb_unpark();
 		orcu__store_relaxed(&r->ctr, ORCU__MEMB_IDLE);
 		orcu_read_lock();
 		return;
@@ -377,6 +400,35 @@ bool orcu__qsbr_offline_for_wait(void)
 		return true;
 	}
 	return false;
+}
+
+/* Point 4.  Only a memb reader outside any section parks: the check of
+ * the caller (orcu__gp_check_caller()) has ruled a section out for a
+ * synchronize, and other callers of orcu__gp_drive() are library threads
+ * or safe points, outside their sections too. */
+bool orcu__memb_park(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (r->kind != ORCU__KIND_MEMB || orcu__load_relaxed(&r->ctr) != ORCU__MEMB_IDLE)
+		return false;
+	/* Release: our last section's reads are done.  Pairs with the
+	 * acquire in memb_unparked(). */
+	orcu__store_release(&r->ctr, MEMB_PARKED);
+	return true;
+}
+
+void orcu__memb_unpark(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+
+	if (orcu__load_relaxed(&r->ctr) != MEMB_PARKED)
+		return;
+	orcu__store_relaxed(&r->ctr, ORCU__MEMB_IDLE);
+	/* Point 4: our next section's reads come after this store in the
+	 * single total order.  Pairs with the fence that opens
+	 * orcu__registry_wait_readers() before it reads our ctr. */
+	orcu__fence_seq_cst();
 }
 
 /* A waiting thread that invokes callbacks itself (barrier.c) must be in a
@@ -560,19 +612,29 @@ void orcu__reader_left_gp(unsigned long ctr)
 #define WAIT_SLICE_NS (100 * 1000000LL)        /* stall checks meanwhile */
 #define WAIT_SLICE_NOMB_NS (200 * 1000LL)      /* no membarrier: no wake */
 
-static bool scan_held(int pass, unsigned long cur, unsigned long want_q,
-		      uint64_t gp_start_ns, uint64_t *next_report_ns)
+/* What a scan found holding the GP: which kinds of reader (the barrier
+ * that arms the wake must cover each of them). */
+enum { HELD_MEMB = 1, HELD_QSBR = 2 };
+
+/* The barrier the armed wake has paid, weakest first (wait_phase()). */
+enum { ARM_NONE, ARM_FENCE, ARM_MEMBARRIER };
+
+/* Who holds: stops at the first holder unless all (the armed waiter must
+ * know whether any memb reader holds). */
+static int scan_held(int pass, unsigned long cur, unsigned long want_q, bool all,
+		     uint64_t gp_start_ns, uint64_t *next_report_ns)
 {
 	struct orcu_stall_info info;
 	struct reader_rec *rec;
-	bool held = false, report = false;
+	int held = 0;
+	bool report = false;
 
 	pthread_mutex_lock(&registry_lock);
-	for (rec = registry.next; rec != &registry && !held; rec = rec->next) {
+	for (rec = registry.next; rec != &registry && (all || !held); rec = rec->next) {
 		if (rec->kind == ORCU__KIND_MEMB)
-			held = memb_holds(rec, cur);
+			held |= memb_holds(rec, cur) ? HELD_MEMB : 0;
 		else if (pass == 1)
-			held = qsbr_holds(rec, want_q);
+			held |= qsbr_holds(rec, want_q) ? HELD_QSBR : 0;
 	}
 	if (held && orcu__g.stall_ms > 0 && orcu__now_ns() >= *next_report_ns) {
 		uint64_t waited = orcu__now_ns() - gp_start_ns;
@@ -588,37 +650,55 @@ static bool scan_held(int pass, unsigned long cur, unsigned long want_q,
 	return held;
 }
 
-static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns,
+/*
+ * The barrier that arms the wake covers the readers seen holding, and only
+ * them (models/reader_wake.pml, -DMIXED): qsbr readers fence after their
+ * announcement themselves, so a fence of ours suffices for them; a memb
+ * reader's unlock has no fence between its store and its load of
+ * orcu__gp_wait, so it needs our membarrier().  The kind is decided by
+ * who holds, not by who was registered when the GP began: a memb reader
+ * that registered (or unparked) during a qsbr-only GP can hold it, and
+ * armed with a fence only, its unlock could miss the flag and leave the
+ * GP to sleep out its 100 ms slice.  Once armed, every re-scan is whole,
+ * and a memb holder the armed barrier does not cover makes us pay the
+ * membarrier() and re-scan before we sleep.
+ */
+static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 		       uint64_t *next_report_ns, unsigned long want_q)
 {
 	/* Expedited spins longer before it pays for a sleep and a wake. */
 	unsigned spins = expedited ? 10 * WAIT_SPINS : WAIT_SPINS;
 	unsigned long cur = orcu__load_relaxed(&orcu__gp_ctr);
-	bool armed = false;
+	int armed = ARM_NONE;
 
 	for (unsigned iter = 0;; iter++) {
 		uint32_t ticket;
 		int64_t slice;
+		int held, need;
 
-		if (!scan_held(pass, cur, want_q, gp_start_ns, next_report_ns))
+		held = scan_held(pass, cur, want_q, armed != ARM_NONE, gp_start_ns,
+				 next_report_ns);
+		if (!held)
 			break;
 		if (iter < spins) {
 			orcu__cpu_relax();
 			continue;
 		}
-		if (!armed) {
+		need = held & HELD_MEMB ? ARM_MEMBARRIER : ARM_FENCE;
+		if (armed < need) {
 			/* Pairs with the reader's store -> load of orcu__gp_wait
 			 * (orcu_read_unlock(), qsbr_announce()). */
 			orcu__store_seq_cst(&orcu__gp_wait, 1);
-			if (memb)
+			if (need == ARM_MEMBARRIER) {
 				orcu__membarrier_master();
-			else
+				orcu__count(gp_membarriers, 1);
+			} else
 				orcu__fence_seq_cst();
-			armed = true;
+			armed = need;
 			orcu__count(gp_wait_arms, 1);
-			continue;       /* re-scan before sleeping */
+			continue;       /* re-scan, all of it, before sleeping */
 		}
-		slice = memb && !orcu__load_relaxed(&orcu__has_membarrier) ?
+		slice = held & HELD_MEMB && !orcu__load_relaxed(&orcu__has_membarrier) ?
 			WAIT_SLICE_NOMB_NS : WAIT_SLICE_NS;
 		/* Readers leaving their sections wake us; none waits for us. */
 		ticket = orcu__event_prepare(&gp_wait_event);
@@ -629,10 +709,28 @@ static void wait_phase(int pass, bool memb, bool expedited, uint64_t gp_start_ns
 		/* Still 1: nobody consumed our flag, the barrier still holds.
 		 * 0: a reader woke us; re-arm (with a new barrier) if needed.
 		 * Pairs with the exchange in orcu__reader_wake_gp(). */
-		armed = orcu__load_seq_cst(&orcu__gp_wait) != 0;
+		if (!orcu__load_seq_cst(&orcu__gp_wait))
+			armed = ARM_NONE;
 	}
-	if (armed)
+	if (armed != ARM_NONE)
 		orcu__store_relaxed(&orcu__gp_wait, 0);
+}
+
+/* Point 4, under registry_lock: does a memb reader exist that is not
+ * parked?  Only those can be inside a section the membarrier() must reach. */
+static bool memb_unparked(void)
+{
+	struct reader_rec *rec;
+
+	if (!nr_memb)
+		return false;
+	for (rec = registry.next; rec != &registry; rec = rec->next) {
+		/* Acquire pairs with the release in orcu__memb_park(). */
+		if (rec->kind == ORCU__KIND_MEMB &&
+		    orcu__load_acquire(&rec->r->ctr) != MEMB_PARKED)
+			return true;
+	}
+	return false;
 }
 
 /* seq_cst: pairs with the store in orcu__register().  A thread that
@@ -655,21 +753,28 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 		orcu__fence_seq_cst();
 		return;
 	}
-	/* With no memb reader registered there is nobody to force through a
-	 * barrier: a thread that registers later takes registry_lock after
-	 * us, so its sections start after this GP and see what preceded it.
-	 * This keeps GPs cheap for qsbr-only and callback-only programs. */
+	/* With no memb reader registered, or every one parked (point 4),
+	 * there is nobody to force through a barrier: a thread that
+	 * registers later takes registry_lock after us, so its sections
+	 * start after this GP and see what preceded it; one that unparks
+	 * fences first.  This keeps GPs cheap for qsbr-only and
+	 * callback-only programs, and for a memb thread's own synchronize.
+	 * Order: the fence comes before our loads of the readers' ctr (point
+	 * 4) and, when no membarrier() follows, stands in for it: the
+	 * updater's stores come before the GP, as a reader wait's barriers
+	 * make them. */
+	orcu__fence_seq_cst();
 	pthread_mutex_lock(&registry_lock);
-	memb = nr_memb > 0;
+	memb = memb_unparked();
 	pthread_mutex_unlock(&registry_lock);
 
 	/* Updates made before this GP are visible to any reader whose
 	 * section starts after this barrier; readers' earlier ctr stores are
 	 * visible to our scans.  Pairs with orcu__mb_slave() in the read side. */
-	if (memb)
+	if (memb) {
 		orcu__membarrier_master();
-	else
-		orcu__fence_seq_cst();
+		orcu__count(gp_membarriers, 1);
+	}
 
 	/* qsbr: readers must announce a counter value newer than this point. */
 	want_q = orcu__fetch_add_seq_cst(&qsbr_ctr, 2) + 2;
@@ -678,11 +783,11 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 	 * comes before the scan loads that follow it (store -> load); the
 	 * fence between keeps the first wait's scans before the second flip. */
 	orcu__store_seq_cst(&orcu__gp_ctr, orcu__load_relaxed(&orcu__gp_ctr) ^ ORCU__PHASE);
-	wait_phase(0, memb, expedited, gp_start_ns, &next_report, want_q);
+	wait_phase(0, expedited, gp_start_ns, &next_report, want_q);
 	orcu__fence_seq_cst();
 	/* Order: as the first flip. */
 	orcu__store_seq_cst(&orcu__gp_ctr, orcu__load_relaxed(&orcu__gp_ctr) ^ ORCU__PHASE);
-	wait_phase(1, memb, expedited, gp_start_ns, &next_report, want_q);
+	wait_phase(1, expedited, gp_start_ns, &next_report, want_q);
 
 	/* No closing membarrier(): every reader we waited for was last seen
 	 * through an acquire load of a release store its owner made after its

@@ -63,6 +63,7 @@ struct pipe_cfg {
 	int call_writers;      /* retire through orcu_call (re-posting) */
 	int sync_writers;      /* retire through orcu_synchronize */
 	int exp_writers;       /* retire through orcu_synchronize_expedited */
+	int memb_sync_writers; /* orcu_synchronize from a memb reader that reads */
 	int poll_writers;      /* retire through start_poll/poll_state/cond_synchronize */
 	unsigned long_hold_us; /* occasional long hold inside a section (0: 200) */
 	unsigned long_every;   /* one read in long_every holds long (0: 64) */

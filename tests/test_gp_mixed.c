@@ -3,8 +3,9 @@
  * in one engine at once, plus readers that keep unregistering and
  * re-registering as the other kind while GPs run (and qsbr threads that
  * call orcu_read_lock from shared code).  Writers retire through
- * orcu_call, orcu_synchronize, orcu_synchronize_expedited and the polled
- * API; the age oracle (common_pipe.h) must see no GP end inside a section
+ * orcu_call, orcu_synchronize (also from a memb reader, which reads right
+ * after each wait), orcu_synchronize_expedited and the polled API; the
+ * age oracle (common_pipe.h) must see no GP end inside a section
  * and no callback may be lost.
  */
 #include <orcu.h>
@@ -20,6 +21,7 @@ int main(void)
 		.call_writers = 2,
 		.sync_writers = 1,
 		.exp_writers = 1,
+		.memb_sync_writers = 1,
 		.poll_writers = 1,
 	};
 

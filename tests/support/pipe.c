@@ -261,10 +261,17 @@ static void *pipe_call_writer(void *arg)
 	return NULL;
 }
 
+/* arg: NULL synchronize, 1 expedited, 2 synchronize from a memb reader
+ * that reads a section right after each wait (parked while it waits:
+ * its first section after it must still be protected, registry.c
+ * point 4). */
 static void *pipe_sync_writer(void *arg)
 {
-	bool expedited = arg != NULL;
+	bool expedited = arg == (void *)1, memb = arg == (void *)2;
+	unsigned rnd = 12345;
 
+	if (memb)
+		CHECK_EQ(orcu_register_thread(), 0);
 	for (;;) {
 		struct pipe_elem *e = pipe_get(), *old;
 
@@ -276,10 +283,17 @@ static void *pipe_sync_writer(void *arg)
 				orcu_synchronize_expedited();
 			else
 				orcu_synchronize();
+			if (memb) {
+				orcu_read_lock();
+				pipe_read_one(&rnd);
+				orcu_read_unlock();
+			}
 			pipe_age(old);
 		}
 		pipe_put(old);
 	}
+	if (memb)
+		orcu_unregister_thread();
 	return NULL;
 }
 
@@ -380,6 +394,7 @@ void pipe_start(const struct pipe_cfg *cfg)
 	pipe_spawn(pipe_call_writer, cfg->call_writers);
 	pipe_spawn_arg(pipe_sync_writer, cfg->sync_writers, NULL);
 	pipe_spawn_arg(pipe_sync_writer, cfg->exp_writers, (void *)1);
+	pipe_spawn_arg(pipe_sync_writer, cfg->memb_sync_writers, (void *)2);
 	pipe_spawn(pipe_poll_writer, cfg->poll_writers);
 }
 
