@@ -203,12 +203,10 @@ static inline int create_all_cpu_call_rcu_data(unsigned long flags)
 }
 static inline void free_all_cpu_call_rcu_data(void) {}
 
-/* orcu's own fork handlers keep callbacks across fork.  Like liburcu's,
- * which parks its workers, this leaves no other thread running at fork:
- * orcu joins its threads (they restart on first use), so none can hold a
- * lock the child needs, e.g. in an allocator without fork handlers
- * (GCC 12's ASan; docs/MIGRATING.md, "fork"). */
-static inline void call_rcu_before_fork(void) { (void)orcu_shutdown(); }
+/* orcu's own fork handlers do what liburcu's calls do: they park its
+ * callback invokers between two callbacks, and no orcu thread allocates
+ * outside a lock they take (docs/MIGRATING.md, "fork"). */
+static inline void call_rcu_before_fork(void) {}
 static inline void call_rcu_after_fork_parent(void) {}
 static inline void call_rcu_after_fork_child(void) {}
 

@@ -145,10 +145,8 @@ int orcu__abi_crdp_offload_all(void)
 pthread_t orcu__abi_crdp_pthread(struct call_rcu_data *crdp) { return crdp->thread; }
 
 /* liburcu parks its call_rcu workers here, so that no thread but the
- * forking one is running (in malloc, say) at fork; orcu's fork handlers
- * only stop its callback invokers between callbacks.  Joining every orcu
- * thread gives the same guarantee: ASan's allocator (GCC 12) takes no lock
- * around fork, and a library thread inside it at fork left the child
- * deadlocked (docs/MIGRATING.md, "fork").  The threads start again on
- * first use. */
-void orcu__abi_before_fork(void) { (void)orcu_shutdown(); }
+ * forking one is inside the allocator at fork.  orcu's own fork handlers
+ * do that already: they park its callback invokers between callbacks, and
+ * its threads allocate only under locks they take (a starting thread
+ * under orcu__g.lock, os.c; a posting segment freed under cb_lock). */
+void orcu__abi_before_fork(void) {}
