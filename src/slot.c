@@ -294,15 +294,16 @@ bool orcu__slot_has_work(struct orcu__slot *s)
 	return orcu__slot_pending(s) > 0 || orcu__load_relaxed(&s->marker_queued);
 }
 
-/* Once per slot: s holds callbacks and no thread of its own serves it. */
+/* Once per slot: s never came online, yet holds callbacks (kernel commit
+ * d7e29933969e's case).  A slot without threads for another reason was
+ * said once already (a failed creation, the thread cap). */
 void orcu__slot_report_orphan(struct orcu__slot *s, const char *how)
 {
 	/* Relaxed: only keeps the message to one per slot. */
-	if (orcu__load_relaxed(&s->orphan_reported) || !orcu__slot_pending(s) ||
-	    orcu__xchg_relaxed(&s->orphan_reported, 1))
+	if (orcu__slot_ever_online(s) || orcu__load_relaxed(&s->orphan_reported) ||
+	    !orcu__slot_pending(s) || orcu__xchg_relaxed(&s->orphan_reported, 1))
 		return;
-	orcu__warn("CPU %d %s and holds %ld callback(s): %s", s->cpu,
-		   orcu__slot_ever_online(s) ? "has no callback threads" : "never came online",
+	orcu__warn("CPU %d never came online and holds %ld callback(s): %s", s->cpu,
 		   orcu__slot_pending(s), how);
 }
 
