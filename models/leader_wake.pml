@@ -39,6 +39,31 @@
  *                counterexample -- so orcu must publish first.
  *   -DNORESCAN   mutant of orcu without the re-scan after sleep=1 (shows the
  *                re-scan is what closes the race).  Expected: counterexample.
+ *   -DLAZY       callback 0 normal, 1 and 2 lazy, all on slot 1 (see "Lazy").
+ *   -DNO_LAZY_RESCAN mutant of orcu whose re-scan before sleeping ignores
+ *                the lazy queue (group_has_new() without its point-5
+ *                clause "lazy callbacks no timer was armed for").
+ *                Expected: lost wake-up.
+ *   -DLAZY_LEFT_UNARMED  the lazy arm as src/nocb.c scan_slot() has it at
+ *                9552413: lazy_armed = nlazy && !take_lazy, so a pass
+ *                that takes the lazy queue arms nothing, even when a lazy
+ *                poster counted in n_lazy has not pushed yet.  Expected:
+ *                lost wake-up (see "Lazy" below).
+ *
+ * Lazy (orcu_call_lazy(): post_shared()'s lazy branch, src/call.c): the
+ * poster counts itself in n_lazy (relaxed fetch_add, nl = the old value),
+ * pushes to the slot's lazyq (the seq_cst exchange), and wakes the leader
+ * only if nl == 0 (normal wake) or nl + 1 >= LAZY_MAX (forced wake).  The
+ * leader's scan_slot() (src/nocb.c) reads n_lazy; with lazy callbacks
+ * counted it takes them if their timer is due (time is abstract: any scan
+ * may find it due, and a scan after a sleep ended by its timeout does),
+ * if n_lazy >= LAZY_MAX, or if the slot has other new work; otherwise it
+ * arms a timer (the pass's timeout) and records lazy_armed.  The default
+ * (orcu) arms the timer also when lazy callbacks are still counted after
+ * the take (a poster between its count and its push): lazy_armed = the
+ * n_lazy left after the splice != 0.  leader_sleep() re-scans with
+ * group_has_new(), where a lazy queue no timer was armed for is new work,
+ * and sleeps with the pass's timeout.
  *
  * Properties:
  *   - safety (assert): no callback is invoked twice;
@@ -46,18 +71,29 @@
  *     (orcu: in futex_wait; prefix: in wait_event) while some queue of its
  *     group is non-empty and no enqueuer is still on its way to wake it
  *     (pending_wake: ghost count of enqueuers between publish and wake);
+ *     a lazy queue counts unless the leader sleeps with a timeout;
  *   - safety (invalid end state): nothing blocks except at `end` labels;
  *   - liveness (ltl `live`, weak fairness): every posted callback is
  *     eventually invoked: <> (ninvoked == NCB).
  */
 
 #define NSLOT 2
-#define NCB   3
+#define NCB   3          /* 0, 1 on slot 0 and 2 on slot 1; with -DLAZY:
+                          * 0 on slot 1, and 1 and 2 lazy on slot 1 */
+#ifndef LAZY_MAX
+#define LAZY_MAX 3       /* ORCU_LAZY_MAX: the 2nd lazy post does not wake */
+#endif
 #define GPMOD 2          /* bounded GP counter (one requester: parity suffices) */
 
 chan q[NSLOT]    = [NCB] of { byte };   /* per-slot MPSC "new" queue          */
 chan wl[NSLOT]   = [NCB] of { byte };   /* segmented list: waiting for a GP   */
 chan done[NSLOT] = [NCB] of { byte };   /* ready, handed over to the follower */
+chan lazyq[NSLOT] = [NCB] of { byte };  /* per-slot lazy MPSC queue             */
+byte n_lazy[NSLOT];       /* s->n_lazy: posters +1 before the push, taker -n   */
+bit  lazy_armed[NSLOT];   /* s->lazy_armed: leader only                         */
+bit  force;               /* l->force                                          */
+bit  timed;               /* the leader's current wait has a timeout (lazy)    */
+bit  expired;             /* the last wait ended by its timeout: timers due    */
 
 bit  leader_exists;       /* the leader thread has been created                */
 #ifdef PREFIX
@@ -76,11 +112,57 @@ byte gp_seq;              /* bounded GP counter                                *
 bit  gp_req;
 
 #define QNONEMPTY ((len(q[0]) > 0) || (len(q[1]) > 0))
+#define LAZYQ     ((len(lazyq[0]) > 0) || (len(lazyq[1]) > 0))
 
+#ifdef PREFIX
 ltl nolost { [] !(LEADER_BLOCKED && QNONEMPTY && pending_wake == 0) }
+#else
+ltl nolost { [] !(LEADER_BLOCKED && (QNONEMPTY || (LAZYQ && !timed)) && pending_wake == 0) }
+#endif
 ltl live   { <> (ninvoked == NCB) }
 
 inline futex_wake() { in_futex = 0 }
+
+#ifndef PREFIX
+/* orcu_call_lazy() -> post_shared(lazy) (src/call.c) */
+proctype lazy_enqueuer(byte slot; byte id)
+{
+	bit nl, w;   /* nl: old n_lazy != 0 (2 lazy posts: 0 or 1) */
+	/* n_lazy first (relaxed fetch_add); a poster that will wake is on
+	 * its way from here (pending_wake) */
+	d_step {
+		nl = (n_lazy[slot] != 0);
+		w = (n_lazy[slot] == 0 || n_lazy[slot] + 1 >= LAZY_MAX);
+		n_lazy[slot]++;
+		pending_wake = pending_wake + w
+	};
+	lazyq[slot]!id;          /* the push: seq_cst xchg of the tail */
+	if
+	:: w ->
+		/* orcu__nocb_wake_leader(l, nl != 0) */
+		if
+		:: nl -> force = 1
+		:: else -> skip
+		fi;
+		if
+		:: atomic { !leader_exists -> pending_wake-- }
+		:: else ->
+			if
+			:: sleep == 1 -> sleep = 0; atomic { futex_wake(); pending_wake-- }
+			:: else ->
+				atomic {
+					if
+					:: nl -> futex_wake()  /* forced: notify anyway */
+					:: else -> skip
+					fi;
+					pending_wake--
+				}
+			fi
+		fi
+	:: else -> skip          /* only the first (or the LAZY_MAX-th) wakes */
+	fi
+}
+#endif
 
 proctype enqueuer(byte slot; byte id)
 {
@@ -116,6 +198,59 @@ inline take(s) {
 	}
 }
 
+#ifndef PREFIX
+/* scan_slot()'s lazy part (src/nocb.c) and the lazy half of
+ * orcu__slot_splice_new_locked() (src/slot.c), under cb_lock */
+inline scan_lazy(s) {
+	nlazy = n_lazy[s];
+	take_lazy = 0;
+	if
+	:: nlazy > 0 ->
+		if
+		:: expired || nlazy >= LAZY_MAX || len(q[s]) > 0 -> take_lazy = 1
+		:: else ->
+			if
+			:: take_lazy = 1        /* its timer is due (time passed) */
+			:: arm = 1              /* not due: arm the timer */
+			fi
+		fi
+	:: else -> skip
+	fi;
+	d_step {
+		if
+		:: take_lazy && n_lazy[s] > 0 ->
+			do
+			:: lazyq[s]?tmp -> wl[s]!tmp; n_lazy[s]--; got = 1
+			:: len(lazyq[s]) == 0 -> break
+			od
+		:: else -> skip
+		fi;
+		tmp = 0;
+#ifdef LAZY_LEFT_UNARMED
+		lazy_armed[s] = (nlazy > 0 && !take_lazy)
+#else
+		/* lazy callbacks still counted (a poster between its count
+		 * and its push) keep a timer armed */
+		lazy_armed[s] = (n_lazy[s] > 0);
+		if
+		:: lazy_armed[s] -> arm = 1
+		:: else -> skip
+		fi
+#endif
+	};
+	nlazy = 0;
+	take_lazy = 0
+}
+
+/* group_has_new() (src/nocb.c) */
+#ifdef NO_LAZY_RESCAN
+#define GROUP_HAS_NEW ((len(q[0]) > 0) || (len(q[1]) > 0))
+#else
+#define GROUP_HAS_NEW ((len(q[0]) > 0) || (len(q[1]) > 0) || \
+	(!lazy_armed[0] && len(lazyq[0]) > 0) || (!lazy_armed[1] && len(lazyq[1]) > 0))
+#endif
+#endif
+
 inline wait_gp() {
 	snap = (gp_seq + 1) % GPMOD;
 	gp_req = 1;
@@ -135,8 +270,8 @@ inline hand_over(s) {
 
 proctype leader()
 {
-	byte tmp, snap;
-	bit got;
+	byte tmp, snap, nlazy;
+	bit got, take_lazy, arm;
 #ifdef PREFIX
 	/* rcu_nocb_kthread -> nocb_leader_wait() (v3.17-rc2, pre-fix) */
 wait_again:
@@ -166,8 +301,10 @@ wait_again:
 #else
 	/* leader_main(): sleep == 0 at start, so scan immediately */
 	do
-	:: got = 0;
-	   take(0); take(1);
+	:: got = 0; force = 0; arm = 0;
+	   scan_lazy(0); take(0);
+	   scan_lazy(1); take(1);
+	   expired = 0;
 	   if
 	   :: got ->
 		/* callbacks need a GP: stay awake (sleep == 0) while waiting */
@@ -177,13 +314,20 @@ wait_again:
 		sleep = 1;             /* then a seq_cst fence: SC here */
 #ifndef NORESCAN
 		if
-		:: (len(q[0]) > 0) || (len(q[1]) > 0) -> sleep = 0
+		:: GROUP_HAS_NEW || force || sleep == 0 -> sleep = 0
 		:: else ->
 #endif
 			/* re-check sleep, then orcu__event_wait(): blocks only
-			 * while sleep == 1 (no enqueuer claimed and notified) */
-			atomic { if :: sleep == 1 -> in_futex = 1 :: else -> skip fi };
-end_futex:		(in_futex == 0)
+			 * while sleep == 1 (no enqueuer claimed and notified);
+			 * with a lazy timer armed the wait has a timeout */
+			atomic { if :: sleep == 1 -> in_futex = 1; timed = arm :: else -> skip fi };
+end_futex:		if
+			:: in_futex == 0 -> skip
+			:: atomic { timed && in_futex -> in_futex = 0; expired = 1 }  /* timeout */
+			fi;
+			timed = 0;
+			arm = 0;
+			sleep = 0
 #ifndef NORESCAN
 		fi
 #endif
@@ -213,9 +357,18 @@ end:	do
 
 init {
 	atomic {
+#ifdef LAZY
+		run enqueuer(1, 0);    /* on the lazy slot: its take takes the lazy queue */
+#else
 		run enqueuer(0, 0);    /* e.g. early callbacks from a constructor */
+#endif
+#ifdef LAZY
+		run lazy_enqueuer(1, 1);
+		run lazy_enqueuer(1, 2);
+#else
 		run enqueuer(0, 1);
 		run enqueuer(1, 2);
+#endif
 		run gp_thread()
 	};
 	/* online(): the group's slots come online and get their threads,

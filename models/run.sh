@@ -115,6 +115,10 @@ check $LW "before 11ed7f934cb8" lw_prefix   "-DPREFIX"      ltl:nolost cex
 check $LW "before 11ed7f934cb8" lw_prefix   "-DPREFIX"      live:live  cex
 check $LW "mutant: no re-scan" lw_norescan "-DNORESCAN"    ltl:nolost cex
 check $LW "mutant: late publish" lw_late   "-DLATE_PUBLISH" ltl:nolost cex
+check $LW "orcu, lazy"         lw_lazy     "-DLAZY"        ltl:nolost verify
+check $LW "orcu, lazy"         lw_lazy     "-DLAZY"        live:live  verify
+check $LW "mutant: no lazy re-scan" lw_nolazy "-DLAZY -DNO_LAZY_RESCAN" ltl:nolost cex
+check $LW "src 9552413: lazy take arms nothing" lw_unarmed "-DLAZY -DLAZY_LEFT_UNARMED" ltl:nolost cex
 
 B=barrier
 check $B "orcu"                    b_orcu    ""           safety    verify
@@ -124,10 +128,14 @@ check $B "before d7e29933969e"     b_2014    "-DV2014"    live:live cex
 check $B "kernel d7e29933969e"     b_2014fix "-DV2014FIX" live:live cex
 check $B "kernel d7e29933969e"     b_2014fix "-DV2014FIX" assert    cex
 
-BM=barrier_move
-check $BM "orcu"                   bm_orcu   ""            safety    verify
-check $BM "orcu"                   bm_orcu   ""            live:live verify
-check $BM "mutant: no deferral"    bm_nodefer "-DNO_DEFER" safety    cex
+SV=serve
+check $SV "orcu"                      sv_orcu      ""                   safety     verify
+check $SV "orcu"                      sv_orcu      ""                   ltl:nolost verify
+check $SV "orcu"                      sv_orcu      ""                   live:live  verify
+check $SV "orcu, slot 1's follower"   sv_follower  "-DFOLLOWER"         safety     verify
+check $SV "mutant: one orphan pass"   sv_onepass   "-DNO_ORPHAN_RESCAN" ltl:nolost cex
+check $SV "mutant: one orphan pass"   sv_onepass   "-DNO_ORPHAN_RESCAN" live:live  cex
+check $SV "mutant: attach, no wake"   sv_attachgap "-DATTACH_GAP"       ltl:nolost cex
 
 RW=reader_wake
 check $RW "orcu memb"                 rw_memb      ""                      safety     verify
@@ -166,6 +174,8 @@ check $PW "orcu"                      pw_orcu      ""              ltl:nolost ve
 check $PW "orcu"                      pw_orcu      ""              live:live  verify
 check $PW "mutant: no membarrier"     pw_nomb      "-DNOMB"        ltl:nolost cex
 check $PW "mutant: no re-scan"        pw_norescan  "-DNORESCAN"    ltl:nolost cex
+check $PW "mutant: relaxed owners--"  pw_rowners   "-DRELAXED_OWNERS" ltl:nolost cex
+check $PW "mutant: relaxed owned = 0" pw_rowned    "-DRELAXED_OWNED"  safety     cex
 
 end=$(date +%s)
 if [ $fails -eq 0 ]; then
