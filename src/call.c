@@ -315,8 +315,10 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 		post_shared(s, h, lazy);
 	/* Nobody scans a slot without threads: find it a server (serve.c),
 	 * and with no leader to serve it, have the missing threads tried
-	 * again.  Order: none needed (orcu__slot_attach()). */
-	if (orcu__unlikely(!orcu__load_relaxed(&s->attached)) && !orcu__serve_posted(s))
+	 * again.  seq_cst, after the post: a slot attached meanwhile has its
+	 * leader forced awake after the store, and either we read 1 or that
+	 * leader's scan finds our callback (serve.c point 2). */
+	if (orcu__unlikely(!orcu__load_seq_cst(&s->attached)) && !orcu__serve_posted(s))
 		orcu__retry_threads();
 	/* No inline poll here, even on an inline slot: orcu_call() is not a
 	 * quiescent point, and its caller may hold a lock its callbacks take

@@ -145,8 +145,15 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 	}
 	orcu__slot_lock(s);
 	orcu__slot_splice_new_locked(s, take_lazy);
-	/* Point 5: only a timer armed above covers lazy callbacks that stay
-	 * queued (one still being posted when we took the queue has none). */
+	/* Point 5: a timer covers the lazy callbacks that stay queued: armed
+	 * above, or here for one still being posted when we took the queue
+	 * (counted, not yet pushed: its poster wakes nobody; found by
+	 * models/leader_wake.pml -DLAZY). */
+	if (take_lazy && orcu__load_relaxed(&s->n_lazy)) {
+		scan_timer(sc, (int64_t)orcu__g.lazy_ms * 1000000);
+		nlazy = 1;
+		take_lazy = false;
+	}
 	s->lazy_armed = nlazy && !take_lazy;
 	/* Read after the splice, behind a full fence: the GP we tag with
 	 * starts after every callback we just took was posted.  seq_cst (so

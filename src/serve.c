@@ -232,25 +232,16 @@ void orcu__safe_point_slow(void)
  * leader runs to serve it (the caller has the threads retried). */
 bool orcu__serve_posted(struct orcu__slot *s)
 {
-	struct orcu__leader *l;
-
 	(void)s;
 	/* A post to a thread's own queue was a release store, not an
 	 * exchange: the fence puts it before the loads below, as the seq_cst
 	 * exchange of the shared queue does (slot.c point 7).  Pairs with the
-	 * fence in serve_unserved() and the exchange in leader_main(). */
+	 * fence in serve_unserved() and the exchange in leader_main(): either
+	 * the scan after that exchange sees our callback, or the adopter's
+	 * flag we read is 0 and we wake it (slot.c). */
 	orcu__fence_seq_cst();
-	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(). */
-	l = orcu__load_acquire(&orcu__g.adopter);
-	/* Pairs with the exchange to 0 in leader_main() (nocb.c): our
-	 * callback was published before the fence above, so either the scan
-	 * after it sees the callback, or we read 0 and wake the adopter.
-	 * seq_cst pre-check: a 1 it reads is before the adopter's exchange. */
-	if (l) {
-		if (!orcu__load_seq_cst(&l->orphans) && !orcu__xchg_seq_cst(&l->orphans, 1))
-			orcu__nocb_wake_leader(l, true);
+	if (orcu__nocb_wake_adopter())
 		return true;
-	}
 	/* Rules c and d; pairs with serve_unserved(). */
 	if (!orcu__load_relaxed(&orcu__g.unserved)) {
 		orcu__store_relaxed(&orcu__g.unserved, 1);

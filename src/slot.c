@@ -144,13 +144,35 @@ bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 	return true;
 }
 
+/* A slot nobody scans has work: raise the adopter's orphans flag and wake
+ * it if the flag was clear (serve.c point 1; the caller published the
+ * work and fenced, or holds the slot's cb_lock, which the adopter's scan
+ * takes).  False if no leader runs. */
+bool orcu__nocb_wake_adopter(void)
+{
+	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(). */
+	struct orcu__leader *l = orcu__load_acquire(&orcu__g.adopter);
+
+	if (!l)
+		return false;
+	/* Pairs with the exchange to 0 in leader_main() (nocb.c), before
+	 * its scan.  seq_cst pre-check: a 1 it reads is before that. */
+	if (!orcu__load_seq_cst(&l->orphans) && !orcu__xchg_seq_cst(&l->orphans, 1))
+		orcu__nocb_wake_leader(l, true);
+	return true;
+}
+
 /* Caller holds s->cb_lock and just made DONE non-empty for the slot's
- * threads: wake the follower, or the leader where there is no follower. */
+ * threads: wake the follower, or the leader that scans the slot where
+ * there is no follower. */
 void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
 {
 	orcu__slot_assert_locked(s);
 	if (!orcu__load_relaxed(&s->has_follower)) {
-		orcu__nocb_wake_leader(s->leader, true);
+		/* Order: none needed for attached; a slot attached later has
+		 * its leader forced awake (serve.c point 2). */
+		if (!orcu__load_relaxed(&s->attached) || !orcu__nocb_wake_leader(s->leader, true))
+			orcu__nocb_wake_adopter();
 		return;
 	}
 	/* follower_sleep is set under cb_lock by a follower that found no

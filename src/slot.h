@@ -263,6 +263,7 @@ void orcu__slot_postq_release(struct orcu__postq *q);
 /* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
 /* False if the leader's thread does not exist (nothing was woken). */
 bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
+bool orcu__nocb_wake_adopter(void);
 void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
 
 #endif
