@@ -380,8 +380,13 @@ static void *leader_main(void *arg)
 		 * compared with ourselves. */
 		adopter = orcu__load_relaxed(&orcu__g.adopter) == l;
 		if (adopter) {
-			if (orcu__load_relaxed(&l->orphans) && orcu__xchg_seq_cst(&l->orphans, 0))
+			/* The fence after the exchange pairs with the fence of a
+			 * waker whose pre-check read the 1 we take (serve.c
+			 * point 1): its work is visible to the scan below. */
+			if (orcu__load_relaxed(&l->orphans) && orcu__xchg_seq_cst(&l->orphans, 0)) {
+				orcu__fence_seq_cst();
 				orphans = true;
+			}
 			if (orphans)
 				orphans = scan_orphans(now, &sc);
 		}
