@@ -1,39 +1,73 @@
 /*
- * barrier.pml -- orcu_barrier() versus never-onlined offloaded slots
- * (DESIGN.md 5.3, 5.4; kernel commit d7e29933969e).
+ * barrier.pml -- orcu_barrier() versus slots without threads, served in
+ * place (DESIGN.md 5.3, 5.4, 5.8; kernel commit d7e29933969e).
  *
- * 2 offloaded slots.  Slot 0 is online from the start (the barrier caller
- * runs there).  Slot 1 may never come online, or may come online at any
- * moment, concurrently with the enqueues and the barrier.  Callback 0 is
- * posted on slot 0; callback 1 on slot 1 or not at all; callback 2 on slot 0
- * or slot 1; each at any moment (before the barrier: "pre-barrier", or
- * concurrently with it), so slot 1 is covered never-onlined with 0, 1 or 2
- * callbacks, and onlined before, during or after the barrier.
+ * 2 offloaded slots.  Slot 0 is online and attached from the start (its
+ * leader runs; the barrier caller runs there).  Slot 1 may never come
+ * online, or may come online at any moment, concurrently with the posts and
+ * the barrier: it gets threads, becomes attached and its leader is
+ * force-woken (orcu__nocb_spawn_slot()).  Callback 0 is posted on slot 0;
+ * callback 1 on slot 1 or not at all; callback 2 on slot 0 or slot 1; each
+ * at any moment (before the barrier: "pre-barrier", or concurrently with
+ * it), so slot 1 is covered never onlined with 0, 1 or 2 callbacks, and
+ * onlined before, during or after the barrier.
  *
- * A slot's offload machinery (new queue -> segmented list -> follower) is
- * abstracted to one FIFO `cbl[s]` drained by one `slot_thread`, which
- * exists only once the slot is online; the wake-up protocol feeding it is
- * verified separately in leader_wake.pml.  The thread first takes a
- * callback off the lists, then invokes it (as a follower invokes from its
- * private list), then decrements the slot's pending count.
+ * Callbacks never leave their slot.  A slot is one FIFO `cbl[s]` (new
+ * queue, segmented list and the GP between them abstracted away: the
+ * wake-up protocols are verified in leader_wake.pml and serve.pml).
+ * Whoever invokes a slot does it under the slot's claim `invoking`
+ * (orcu__slot_invoke_done()): takes one callback off the list, invokes it,
+ * and only then decrements the slot's pending count (note_invoked()); the
+ * holder looks for more before it lets go, a thread that finds the claim
+ * busy leaves the work to the holder.  The barrier's marker is not counted
+ * in pending: it sets `marker_queued` (orcu__slot_has_work()).
+ *
+ * Who serves slot 1 while it is not attached (serve.c): the adopter (slot
+ * 0's leader acting for the running leader that is orcu__g.adopter), which
+ * scans slot 1's own list in place; if no adopter runs, the barrier waiter
+ * when its timed wait runs out (orcu__serve_waiter(), nondeterministic
+ * timeout here).  `adopter` is 1 from the start, or becomes 1 at any
+ * moment, or never: adopter 0 stands for "no leader serves orphans" (in
+ * the C code, no leader runs then; the model keeps slot 0's leader serving
+ * slot 0 itself to keep the state small), a later adopter is a new leader,
+ * which scans for orphans before it first sleeps.
  *
  * Proctype  <->  C function it mirrors
- *   enqueuer     orcu_call() -> do_call() (src/call.c)
- *   slot_thread  leader_main() + follower_main() of that slot (src/nocb.c)
- *   hotplug      orcu_cpu_online() (src/cpu.c) + thread spawning (src/nocb.c),
- *                under the online mutex
- *   barrier      orcu_barrier() (src/barrier.c); entraining a marker =
- *                orcu_call() of the barrier callback on that slot
+ *   enqueuer  orcu_call() -> do_call() (src/call.c): publish, count, wake the
+ *             slot's leader, or if the slot is not attached
+ *             orcu__serve_posted() (src/serve.c): raise the adopter's
+ *             `orphans` (which forces its wake), else `unserved`
+ *   leader    leader_main() + follower_main() of slot s (src/nocb.c); for
+ *             slot 0 also the adopter: take `orphans`, scan_orphans() +
+ *             leader_invoke() of slot 1 in place while it is not attached
+ *             and has work; leader_sleep() until own new work or a forced
+ *             wake
+ *   hotplug   slot 1 online: orcu__nocb_spawn_slot() (attach, then a forced
+ *             wake: the new leader scans first)
+ *   adopt     a leader becoming orcu__g.adopter (orcu__nocb_spawn_slot());
+ *             it scans for orphans first (leader_main()'s orphans = true)
+ *   barrier   orcu__barrier_timed() (src/barrier.c): barrier_start() with
+ *             mark_slot() per slot (pending > 0 -> count, entrain the
+ *             marker behind the slot's last callback on that slot
+ *             (orcu__slot_entrain_marker()), orcu__serve_kick()), then the
+ *             wait, with orcu__serve_waiter() on each timeout
+ *
+ * Memory is sequentially consistent here (the orderings are those
+ * serve.pml and leader_wake.pml rely on).  No lock is held over the
+ * barrier's pass: nothing moves between slots, so nothing to race with.
  *
  * Variants (spin's cpp):
- *   default      orcu: under the online mutex, for every possible slot:
- *                pending count == 0 -> skip; pending but never onlined ->
- *                report once, ADOPT its callbacks onto online slot 0, entrain
- *                a marker behind them there; else entrain a marker behind the
- *                slot's last callback.  The pending count is decremented only
- *                after a callback has returned.
- *   -DV2014      _rcu_barrier() before commit d7e29933969e (35ce7f29a44a era): a
- *                marker is posted on every no-CBs CPU, kthread or not.
+ *   default      orcu, as above.  Expected: verified.
+ *   -DLIST_EMPTY mutant: mark_slot() judges "has callbacks" by the list
+ *                being non-empty, not by the pending count.
+ *                Expected: early return (a callback taken off the list but
+ *                not yet invoked).
+ *   -DNO_KICK    mutant: the marker is entrained, but no server of an
+ *                unattached slot is woken and the waiter never serves.
+ *                Expected: hang.
+ *   -DV2014      _rcu_barrier() before commit d7e29933969e (35ce7f29a44a era):
+ *                a marker is posted on every no-CBs CPU, kthread or not; no
+ *                adopter, no serving waiter (the kernel has neither).
  *                Expected: hang (marker on a slot that has no thread).
  *   -DV2014FIX   commit d7e29933969e: rcu_nocb_cpu_needs_barrier() looks
  *                at the three lists; empty -> skip; callbacks but no kthread
@@ -46,112 +80,216 @@
  * Properties:
  *   - safety (assert in barrier): when orcu_barrier() returns, every callback
  *     posted before it started has been invoked;
- *   - safety (assert in slot_thread): no callback is invoked twice;
+ *   - safety (assert in invoke): no callback is invoked twice;
  *   - liveness (ltl `live`, weak fairness): the barrier always returns:
  *     <> bdone.
  */
 
+#if defined(V2014) || defined(V2014FIX)
+#define KERNEL
+#endif
+
 #define NSLOT 2
 #define NCB   3
 #define MARK  9          /* the barrier's marker callback */
-#define QSZ   6
+#define NONE  255
+#define QSZ   4
 
 chan cbl[NSLOT] = [QSZ] of { byte };  /* a slot's callbacks, in order */
-byte npending[NSLOT];  /* queued on the slot and not yet returned from invocation */
-bit  online[NSLOT];
-bit  hp;               /* online mutex (the kernel's get_online_cpus()) */
+byte npending[NSLOT];  /* counted and not yet returned from invocation */
+bit  marker_queued[NSLOT];
+bit  invoking[NSLOT];  /* the slot's invocation claim */
+bit  attached[NSLOT];
+bit  adopter;          /* a running leader serves unattached slots */
+bit  orphans;          /* the adopter's flag; raising it forces its wake */
 bit  bstarted, bdone;
-byte bcount;           /* markers not yet invoked */
+byte bcount;           /* barrier_count: markers not yet invoked + the pass's bias */
 bit  pre[NCB];         /* posted (orcu_call returned) before the barrier began */
 bit  invoked[NCB];
-byte warned;           /* "never-onlined slot has callbacks" reports */
+byte warned;           /* V2014FIX: "no kthread but callbacks" reports */
 
 ltl live { <> bdone }
 
-inline lock()   { atomic { hp == 0 -> hp = 1 } }
-inline unlock() { hp = 0 }
+#define has_work(s)  (npending[s] > 0 || marker_queued[s])
 
-proctype enqueuer(byte id; byte slot)
-{
-	atomic { cbl[slot]!id; npending[slot]++; pre[id] = !bstarted }
-}
-
-proctype slot_thread(byte s)
-{
-	byte id;
-end:	do
-	:: cbl[s]?id ->                    /* off the lists, onto a private list */
+/* orcu__slot_invoke_done(s): take the claim (busy: leave it to the holder)
+ * and a callback off the list; invoke it and only after it returned count
+ * it done (note_invoked(); a marker: orcu__barrier_cb()), then look for
+ * the next under the lock, or let go of the claim.  did = 1 if something
+ * was invoked.  A callback is off the list and not yet invoked (nor
+ * counted done) between the steps. */
+inline invoke_done(s, id, did) {
+	atomic {
+		if
+		:: !invoking[s] && len(cbl[s]) > 0 ->
+			invoking[s] = 1;
+			cbl[s]?id
+		:: else
+		fi
+	}
+	do
+	:: id == NONE -> break
+	:: else ->
 		atomic {
 			if
-			:: id == MARK -> bcount--   /* the barrier callback */
+			:: id == MARK ->
+				marker_queued[s] = 0;
+				bcount--
 			:: else ->
-				assert(!invoked[id]); /* never invoked twice */
-				invoked[id] = 1
+				assert(!invoked[id]);   /* never invoked twice */
+				invoked[id] = 1;
+				npending[s]--
 			fi;
-			npending[s]--;              /* only after it returned */
-			id = 0
+			did = 1;
+			if
+			:: len(cbl[s]) > 0 -> cbl[s]?id
+			:: else -> invoking[s] = 0; id = NONE
+			fi
 		}
 	od
+}
+
+/* orcu__serve_posted(): s is not attached; raise the server's flag. */
+inline serve_posted() {
+	if
+	:: adopter -> orphans = 1      /* forced wake of the adopter */
+	:: else -> skip                /* `unserved`: no GP thread here; a waiter serves */
+	fi
+}
+
+proctype enqueuer(byte id; byte s)
+{
+	/* do_call(): publish and count; an attached slot's leader is woken
+	 * (its sleep below waits for its list), else the server rule.  One
+	 * step: serve.pml checks the poster between the two. */
+	atomic {
+		cbl[s]!id; npending[s]++; pre[id] = !bstarted;
+#ifndef KERNEL
+		if
+		:: !attached[s] -> serve_posted()
+		:: else
+		fi
+#endif
+	}
+}
+
+proctype leader(byte s)
+{
+	byte id = NONE;
+	bit did;
+	bit serving = 1;   /* leader_main()'s `orphans`: a new adopter scans first */
+pass:
+#ifndef KERNEL
+	/* the adopter: take `orphans`; scan_orphans() of slot 1 */
+	atomic {
+		did = 0;
+		if
+		:: s == 0 && adopter ->
+			if
+			:: orphans -> orphans = 0; serving = 1
+			:: else
+			fi;
+			serving = serving && !attached[1] && has_work(1)
+		:: else
+		fi
+	};
+	if
+	:: s == 0 && adopter && serving -> invoke_done(1, id, did)   /* leader_invoke() */
+	:: else
+	fi;
+#else
+	did = 0;
+#endif
+	invoke_done(s, id, did);
+	if
+	:: did -> goto pass              /* progress: scan again */
+	:: else
+	fi;
+	/* leader_sleep(): until its own slot has new work or a forced wake */
+end_sleep:
+	atomic { len(cbl[s]) > 0 || (s == 0 && adopter && orphans) };
+	goto pass
 }
 
 proctype hotplug()
 {
 	if
 	:: skip                         /* slot 1 never comes online */
-	:: lock(); online[1] = 1; run slot_thread(1); unlock()
+	:: atomic { attached[1] = 1; run leader(1) }  /* attach, forced wake */
 	fi
 }
 
-inline entrain(s) {
-	atomic { bcount++; cbl[s]!MARK; npending[s]++ }
+proctype adopt()
+{
+	if
+	:: skip                         /* no leader serves orphans */
+	:: atomic { adopter = 1; orphans = 1 }
+	fi
+}
+
+/* barrier_start()'s pass over one slot */
+inline mark_slot(s) {
+#if defined(V2014)
+	atomic { bcount++; cbl[s]!MARK }        /* every no-CBs CPU gets one */
+#elif defined(V2014FIX)
+	if
+	:: len(cbl[s]) == 0 -> skip     /* !rcu_nocb_cpu_needs_barrier() */
+	:: else ->
+		atomic {
+			if
+			:: !attached[s] -> warned++   /* pr_err + WARN_ON_ONCE */
+			:: else
+			fi;
+			bcount++; cbl[s]!MARK
+		}
+	fi
+#else
+	/* mark_slot() */
+	if
+#ifdef LIST_EMPTY
+	:: len(cbl[s]) == 0 -> skip
+#else
+	:: npending[s] == 0 -> skip
+#endif
+	:: else ->
+		/* counted, orcu__slot_entrain_marker(): behind the slot's
+		 * last callback, on the slot; then orcu__serve_kick() */
+		atomic {
+			bcount++; cbl[s]!MARK; marker_queued[s] = 1;
+#ifndef NO_KICK
+			if
+			:: attached[s] -> skip    /* its leader's forced wake */
+			:: else -> serve_posted()
+			fi
+#endif
+		}
+	fi
+#endif
 }
 
 proctype barrier()
 {
-	byte s, tmp;
-	lock();
-	bstarted = 1;
-	s = 0;
+	byte id = NONE;
+	bit did;
+	atomic { bstarted = 1; bcount = 1 }   /* seq_start, fence; the pass's bias */
+	mark_slot(0);
+	mark_slot(1);
+	bcount--;                           /* drop the bias */
+	/* wait for every marker */
 	do
-	:: s == NSLOT -> break
-	:: else ->
-#if defined(V2014)
-		entrain(s);                 /* every no-CBs CPU gets one */
-#elif defined(V2014FIX)
+	:: bcount == 0 -> break
+#if !defined(KERNEL) && !defined(NO_KICK)
+	:: bcount != 0 ->
+		/* timed out: orcu__serve_waiter() */
 		if
-		:: len(cbl[s]) == 0 -> skip /* !rcu_nocb_cpu_needs_barrier() */
-		:: else ->
-			if
-			:: !online[s] -> warned++   /* pr_err + WARN_ON_ONCE */
-			:: else -> skip
-			fi;
-			entrain(s)
-		fi;
-#else
-		if
-		:: npending[s] == 0 -> skip
-		:: else ->
-			if
-			:: !online[s] ->
-				warned++;           /* reported once */
-				d_step {            /* adopt onto online slot 0 */
-					do
-					:: cbl[s]?tmp -> cbl[0]!tmp
-					:: len(cbl[s]) == 0 -> break
-					od;
-					npending[0] = npending[0] + npending[s];
-					npending[s] = 0;
-					tmp = 0
-				};
-				entrain(0)
-			:: else -> entrain(s)
-			fi
-		fi;
+		:: !adopter && !attached[1] && has_work(1) ->
+			did = 0;
+			invoke_done(1, id, did);
+			did = 0
+		:: else
+		fi
 #endif
-		s++
 	od;
-	unlock();
-	(bcount == 0);                      /* wait for every marker */
 	assert(!pre[0] || invoked[0]);
 	assert(!pre[1] || invoked[1]);
 	assert(!pre[2] || invoked[2]);
@@ -160,8 +298,14 @@ proctype barrier()
 
 init {
 	atomic {
-		online[0] = 1;
-		run slot_thread(0);
+		attached[0] = 1;
+#ifndef KERNEL
+		if
+		:: adopter = 1
+		:: run adopt()
+		fi;
+#endif
+		run leader(0);
 		run enqueuer(0, 0);
 		if
 		:: run enqueuer(1, 1)

@@ -127,6 +127,8 @@ check $B "before d7e29933969e"     b_2014    "-DV2014"    assert    verify
 check $B "before d7e29933969e"     b_2014    "-DV2014"    live:live cex
 check $B "kernel d7e29933969e"     b_2014fix "-DV2014FIX" live:live cex
 check $B "kernel d7e29933969e"     b_2014fix "-DV2014FIX" assert    cex
+check $B "mutant: list emptiness"  b_listempty "-DLIST_EMPTY" assert cex
+check $B "mutant: no kick"         b_nokick  "-DNO_KICK"  live:live cex
 
 SV=serve
 check $SV "orcu"                      sv_orcu      ""                   safety     verify
