@@ -19,7 +19,7 @@
  * callbacks (posted by a thread bound to it, or before it came online, or
  * whose threads could not be created) gets its marker like any other, and
  * its server (serve.c: another group's leader, the GP thread, or this
- * waiter in orcu__serve_waiter()) runs it there; the slot is reported
+ * waiter in orcu__serve_waited()) runs it there; the slot is reported
  * once.  The barrier never returns before every earlier callback ran,
  * and never waits on a thread that does not exist.
  *
@@ -113,11 +113,12 @@ static void barrier_start(void)
 #define HELP_FIRST_NS (10 * 1000000LL)
 #define HELP_MAX_NS (200 * 1000000LL)
 
-/* No slot exists for want of memory: a callback posted meanwhile is held
- * (slot.c) until a start succeeds; wait for that, retrying every
- * HELP_FIRST_NS.  0 once started (or nothing held), or -ETIMEDOUT. */
-static int wait_started(int64_t deadline_ns)
+int orcu__barrier_timed(int64_t deadline_ns)
 {
+	unsigned long snap, s;
+
+	/* No slot for want of memory: callbacks posted meanwhile are held
+	 * (slot.c) until a start succeeds, retried every HELP_FIRST_NS. */
 	while (orcu__ensure_started() == -ENOMEM && orcu__slot_has_early()) {
 		struct timespec ts = { 0, HELP_FIRST_NS };
 
@@ -125,16 +126,7 @@ static int wait_started(int64_t deadline_ns)
 			return -ETIMEDOUT;
 		nanosleep(&ts, NULL);
 	}
-	return 0;
-}
-
-int orcu__barrier_timed(int64_t deadline_ns)
-{
-	unsigned long snap, s;
-
 	/* Pairs with the store in apply_conf() (entry.c): slots exist. */
-	if (wait_started(deadline_ns) < 0)
-		return -ETIMEDOUT;
 	if (!orcu__load_acquire(&orcu__g.initialized))
 		return 0;
 	orcu__count(barriers, 1);
@@ -182,7 +174,7 @@ int orcu__barrier_timed(int64_t deadline_ns)
 			 * if no thread can run it, the timeout lets us serve
 			 * (serve.c rule d). */
 			if (orcu__event_wait(&barrier_done, ticket, left) == -ETIMEDOUT)
-				orcu__serve_waiter();
+				orcu__serve_waited();
 		}
 	}
 }

@@ -97,7 +97,7 @@ int orcu_wait_backlog(long timeout_ms)
 		/* Its server, and where none runs, this waiter (serve.c). */
 		orcu__serve_kick(s);
 		if (orcu__event_wait(&s->drain, ticket, left) == -ETIMEDOUT)
-			orcu__serve_waiter();
+			orcu__serve_waited();
 	}
 	if (was_online)
 		orcu_thread_online();
@@ -223,7 +223,7 @@ static void postq_posted(struct orcu__slot *s, unsigned long posted, bool claime
 	 * callback a server. */
 	if (orcu__unlikely(orcu__load_relaxed(&l->sleep) == ORCU__LEADER_SLEEPING) &&
 	    !orcu__nocb_wake_leader(l, false) && !orcu__serve_posted(s))
-		orcu__retry_threads();
+		orcu__retry(true);
 	if (orcu__unlikely((posted & 63) == 0 || orcu__load_relaxed(&s->hurry)))
 		flood_check(s, orcu__slot_counted(s) - orcu__load_relaxed(&s->n_done));
 }
@@ -291,20 +291,9 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 
 	if (orcu__unlikely(!h || !func))
 		orcu__misuse(call, !h ? "NULL head" : "NULL callback function");
-	if (orcu__unlikely(orcu__ensure_started() == -ENOMEM)) {
-		orcu__slot_hold_early(h, func, call);
-		/* A configuration that succeeded since our try may have
-		 * taken the held callbacks before h: take it now. */
-		if (orcu__ensure_init() == 0) {
-			pthread_mutex_lock(&orcu__g.lock);
-			if (orcu__slots_take_early())
-				orcu__serve_mark_pending();
-			pthread_mutex_unlock(&orcu__g.lock);
-			orcu__retry_threads();
-			orcu__serve_kick(&orcu__g.slots[0]);
-		}
+	if (orcu__unlikely(orcu__ensure_started() == -ENOMEM) &&
+	    orcu__slot_hold_early(h, func, call))
 		return;
-	}
 	if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) != 0 &&
 			   orcu__double_call_enabled()))
 		orcu__double_call_check(h, call);
@@ -319,7 +308,7 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 	 * leader forced awake after the store, and either we read 1 or that
 	 * leader's scan finds our callback (serve.c point 2). */
 	if (orcu__unlikely(!orcu__load_seq_cst(&s->attached)) && !orcu__serve_posted(s))
-		orcu__retry_threads();
+		orcu__retry(true);
 	/* No inline poll here, even on an inline slot: orcu_call() is not a
 	 * quiescent point, and its caller may hold a lock its callbacks take
 	 * (they run at the thread's quiescent points, or on the slot's

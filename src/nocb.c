@@ -359,10 +359,6 @@ static void *leader_main(void *arg)
 	bool orphans = true, adopter;
 
 	orcu__tls.library_slot = l->first;
-	/* Our spawner holds orcu__g.lock until it attached the slot it
-	 * spawned us for: that slot is no orphan to our first scan. */
-	pthread_mutex_lock(&orcu__g.lock);
-	pthread_mutex_unlock(&orcu__g.lock);
 	/* Order: none needed for stop or force.  A stop publishes nothing
 	 * we read, and a forcer's stores are read under cb_lock or
 	 * orcu__g.lock, or re-checked after orcu__event_prepare() in

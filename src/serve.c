@@ -80,7 +80,7 @@ int orcu__serve_start_locked(void)
 /* Stopped (orcu_shutdown(), a fork child): start; degraded: retry if the
  * backoff allows.  Relaxed loads: decided again under the lock, which a
  * caller ending a GP only tries. */
-static void retry(bool wait)
+void orcu__retry(bool wait)
 {
 	bool stopped = !orcu__load_relaxed(&orcu__g.started);
 
@@ -97,11 +97,6 @@ static void retry(bool wait)
 	      orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))))
 		orcu__serve_start_locked();
 	pthread_mutex_unlock(&orcu__g.lock);
-}
-
-void orcu__retry_threads(void)
-{
-	retry(true);
 }
 
 /* Point 4: callbacks may wait with no thread for them (a fork child, held
@@ -177,23 +172,16 @@ static void serve_unserved(void)
 	serve_unattached();
 }
 
-/* Rule d, for a thread that waits for callbacks (barrier, drain). */
-void orcu__serve_waiter(void)
-{
-	orcu__retry_threads();
-	/* Pairs with the releases of adopter (nocb.c) and running (gp.c). */
-	if (!orcu__load_acquire(&orcu__g.adopter) && !orcu__gp_thread_running())
-		serve_unattached();
-}
-
 #define SAFE_POINT_GAP_NS (1000 * 1000ull)
 
 /* The next serve, not before: the thread that moves it serves. */
 static _Atomic uint64_t safe_point_next_ns;
 
 /* Rule d after an application thread's own GP wait (orcu_synchronize()
- * and the like) or at its safe point: retry the threads, then serve, at
- * most once per SAFE_POINT_GAP_NS in the process. */
+ * and the like), while it waits for callbacks (barrier, drain, backlog:
+ * a marker or post on a slot no leader scans raised unserved) or at its
+ * safe point: retry the threads, then serve, at most once per
+ * SAFE_POINT_GAP_NS in the process. */
 void orcu__serve_waited(void)
 {
 	uint64_t now = orcu__now_ns(), next = orcu__load_relaxed(&safe_point_next_ns);
@@ -202,7 +190,7 @@ void orcu__serve_waited(void)
 	/* Relaxed: a rate limit that publishes nothing. */
 	if (now < next || !orcu__cas_relaxed(&safe_point_next_ns, &next, now + SAFE_POINT_GAP_NS))
 		return;
-	orcu__retry_threads();
+	orcu__retry(true);
 	if (orcu__gp_thread_running())
 		return;
 	was_online = orcu__qsbr_offline_for_wait();
@@ -264,21 +252,13 @@ void orcu__serve_kick(struct orcu__slot *s)
  * orcu_start_poll() asked for a GP and no GP thread runs it (gp.c point
  * 6): start or retry the threads (a new GP thread serves every target
  * raised before it); still none, the adopter runs it (nocb.c point 6),
- * else a waiter or safe point.  The forced wake's fence orders our target
- * before `force`.
+ * else a waiter or safe point.  The adopter's forced wake fences: our
+ * target is before `force`.
  */
 void orcu__serve_gp_asked(void)
 {
-	struct orcu__leader *l;
-
-	orcu__retry_threads();
-	if (orcu__gp_thread_running())
-		return;
-	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(). */
-	l = orcu__load_acquire(&orcu__g.adopter);
-	if (l)
-		orcu__nocb_wake_leader(l, true);
-	else
+	orcu__retry(true);
+	if (!orcu__gp_thread_running() && !orcu__nocb_wake_adopter())
 		orcu__unserved_raise();
 }
 
@@ -308,9 +288,9 @@ void orcu__serve_gp_event(enum orcu__gp_event ev, unsigned long seq)
 	if (ev == ORCU__GP_ENDED) {
 		orcu__nocb_gp_done(seq);
 		if (orcu__unlikely(orcu__load_relaxed(&orcu__g.degraded)) && !orcu__tls.retired)
-			retry(false);
+			orcu__retry(false);
 		return;
 	}
-	retry(false);
+	orcu__retry(false);
 	serve_unserved();
 }

@@ -712,45 +712,54 @@ void orcu__slots_unlock_all(void)
 
 /*
  * Callbacks posted while the library cannot be configured for want of
- * memory (no slot exists yet): kept here, in posting order, until a
- * configuration succeeds and puts them on the first slot before any other
- * callback can be posted there (orcu__slots_take_early()).
+ * memory (no slot exists yet): kept here in posting order, under
+ * orcu__g.lock, until a configuration, under it too, puts them on the
+ * first slot (orcu__slots_take_early()).
  */
-static struct orcu__mpsc early = { NULL, &early.head };
-static _Atomic int early_warned;
+static struct orcu_head *early, **early_tail = &early;
 
-void orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *),
+/* False if the slots exist by now: post h as usual. */
+bool orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *),
 			   const char *call)
 {
-	h->func = func;
-	orcu__mpsc_push(&early, h);
-	/* Relaxed: only keeps the message to one per process. */
-	if (!orcu__xchg_relaxed(&early_warned, 1))
+	bool held;
+
+	pthread_mutex_lock(&orcu__g.lock);
+	/* Order: orcu__g.lock, held by the configuration. */
+	held = !orcu__load_relaxed(&orcu__g.initialized);
+	if (held) {
+		h->func = func;
+		h->next = NULL;
+		*early_tail = h;
+		early_tail = &h->next;
+	}
+	pthread_mutex_unlock(&orcu__g.lock);
+	if (held && h == early)
 		orcu__warn("%s: cannot start orcu (out of memory); callbacks are kept "
 			   "and run once it starts", call);
+	return held;
 }
 
+/* Relaxed read of a word written under orcu__g.lock: a waiter re-checks. */
 bool orcu__slot_has_early(void)
 {
-	return !orcu__mpsc_empty(&early);
+	return __atomic_load_n(&early, __ATOMIC_RELAXED) != NULL;
 }
 
 /* Under orcu__g.lock, before the slots are published (entry.c). */
 bool orcu__slots_take_early(void)
 {
-	struct orcu_head *first, *last, *next;
-	struct orcu__slot *s = &orcu__g.slots[0];
+	struct orcu_head *h = early, *next;
 
-	if (orcu__mpsc_empty(&early) || !orcu__mpsc_take(&early, &first, &last))
-		return false;
-	for (struct orcu_head *h = first;; h = next) {
+	for (; h; h = next) {
 		next = h->next;
-		orcu__fetch_add_relaxed(&s->n_posted, 1);
-		orcu__mpsc_push(&s->newq, h);
-		if (h == last)
-			break;
+		orcu__fetch_add_relaxed(&orcu__g.slots[0].n_posted, 1);
+		orcu__mpsc_push(&orcu__g.slots[0].newq, h);
 	}
-	return true;
+	h = early;
+	early = NULL;
+	early_tail = &early;
+	return h != NULL;
 }
 
 /* ------------------------------------------------------------------ */

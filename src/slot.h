@@ -245,7 +245,7 @@ bool orcu__slot_has_work(struct orcu__slot *s);
 void orcu__slot_report_orphan(struct orcu__slot *s, const char *how);
 /* Before the slots exist (a configuration short of memory): kept, then
  * put on slot 0 when the slots are set up. */
-void orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *),
+bool orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *),
 			   const char *call);
 bool orcu__slots_take_early(void);
 bool orcu__slot_has_early(void);
