@@ -50,8 +50,10 @@ for d in "${dirs[@]}"; do
     n=$((n + 1))
   done
 done
-ldd "$T/ex/urcu-flavors/membarrier" | grep -q "urcu-shim/lib.*/liburcu.so.8" ||
-  fail "membarrier does not load the shim's liburcu.so.8"
+# Not "ldd | grep -q": under pipefail, grep's early exit can fail ldd.
+deps=$(ldd "$T/ex/urcu-flavors/membarrier")
+grep -q "urcu-shim/lib.*/liburcu.so.8" <<<"$deps" ||
+  fail "membarrier does not load the shim's liburcu.so.8: $deps"
 echo "examples: $n built with their own Makefiles through the shim, all ran"
 
 # kdig: no -lurcu, no -lorcu: the stubs are all it links.
