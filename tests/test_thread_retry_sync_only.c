@@ -19,7 +19,9 @@
  *   early            the same, creation works again at once, within the
  *                    first second;
  *   early expedited  the same with orcu_synchronize_expedited();
- *   early qsbr       a qsbr thread, orcu_synchronize().
+ *   early qsbr       a qsbr thread, orcu_synchronize();
+ *   never            memb, creation never works again: the synchronizing
+ *                    thread serves the callbacks itself, no thread appears.
  * Each must invoke every callback, once, and have a library thread again
  * within 10 s of creation working again (scaled by ORCU_TEST_TIMEOUT_MULT):
  * room for a retry rate limit of a few seconds.  An argument runs that
@@ -123,9 +125,15 @@ static int run(double fail_for_s, bool qsbr_reader, bool hurry)
 		read_and_sync();
 		nanosleep(&ts, NULL);
 	}
-	atomic_store(&failing, 0);
+	/* never: creation keeps failing; the synchronizing thread itself
+	 * serves the callbacks (DESIGN 5.8 rule d). */
+	if (fail_for_s >= 0)
+		atomic_store(&failing, 0);
 	CHECK_WAIT_UNTIL(callbacks_invoked() == NCB, 10);
-	CHECK_WAIT_UNTIL(library_threads() > 0, 10);
+	if (fail_for_s >= 0)
+		CHECK_WAIT_UNTIL(library_threads() > 0, 10);
+	else
+		CHILD_CHECK(5, orcu_debug_thread_count() == 0);
 	for (int i = 0; i < NCB; i++)
 		CHILD_CHECK(4, atomic_load(&ran[i]) == 1);
 	return 0;
@@ -135,12 +143,14 @@ static int late(void) { return run(1.5, false, false); }
 static int early(void) { return run(0, false, false); }
 static int early_expedited(void) { return run(0, false, true); }
 static int early_qsbr(void) { return run(0, true, false); }
+static int never(void) { return run(-1, false, false); }
 
 int main(int argc, char **argv)
 {
 	struct { const char *name; int (*run)(void); } cases[] = {
 		{ "late", late }, { "early", early },
 		{ "early expedited", early_expedited }, { "early qsbr", early_qsbr },
+		{ "never", never },
 	};
 	int failed = 0;
 
