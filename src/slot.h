@@ -11,17 +11,20 @@
  * slot's ready callbacks.
  *
  *   INLINE     application threads at their quiescent points; the leader
- *              gives them ORCU_INLINE_TAKEOVER_MS, then moves to TAKEOVER.
+ *              gives them ORCU_INLINE_TAKEOVER_MS (none while the slot is
+ *              offline: no application thread comes by), then TAKEOVER.
  *   TAKEOVER   an inline slot whose ready callbacks the slot's threads may
  *              invoke too (the permission the follower checks); back to
  *              INLINE once DONE is empty.
  *   OFFLOADED  the slot's threads (orcu_cpu_offload, ORCU_NOCB_CPUS).
  *
- *   INLINE --deadline--> TAKEOVER --DONE empty--> INLINE
+ *   INLINE --deadline or offline--> TAKEOVER --DONE empty--> INLINE
  *   INLINE, TAKEOVER --offload--> OFFLOADED --deoffload--> INLINE
  *
  * `attached` (its leader scans it; never without a running leader) and
- * `has_follower` change only through slot.c's helpers too.  A slot past
+ * `has_follower` change only through slot.c's helpers too; a slot that is
+ * not attached is served in place by serve.c's rule.  Callbacks never
+ * leave their slot.  A slot past
  * ORCU_QHIMARK is `hurry`: its threads invoke whatever the mode.
  */
 #ifndef ORCU_SLOT_H
