@@ -154,7 +154,8 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 		nlazy = 1;
 		take_lazy = false;
 	}
-	s->lazy_armed = nlazy && !take_lazy;
+	/* Relaxed: a hint for the re-scan (group_has_new()). */
+	orcu__store_relaxed(&s->lazy_armed, nlazy && !take_lazy);
 	/* Read after the splice, behind a full fence: the GP we tag with
 	 * starts after every callback we just took was posted.  seq_cst (so
 	 * acquire): a GP we see ended, with what its readers did, is visible
@@ -222,7 +223,7 @@ static bool group_has_new(struct orcu__leader *l)
 		if (orcu__slot_has_new(s))
 			return true;
 		/* Point 5: lazy callbacks no timer was armed for. */
-		if (!s->lazy_armed && !orcu__mpsc_empty(&s->lazyq))
+		if (!orcu__load_relaxed(&s->lazy_armed) && !orcu__mpsc_empty(&s->lazyq))
 			return true;
 	}
 	return false;

@@ -875,7 +875,7 @@ void orcu__slots_after_fork_child(void)
 			orcu__store_relaxed(&s->in_chain, 0);
 		orcu__event_reset(&s->drain);
 		done_drained_locked(s);
-		s->lazy_armed = 0;
+		orcu__store_relaxed(&s->lazy_armed, 0);
 		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
 		orcu__event_reset(&s->follower_wake);
 	}

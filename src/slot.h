@@ -84,7 +84,9 @@ struct orcu__slot {
 	struct orcu__cblist cbl;
 	uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
 	int invoking;                  /* a thread is invoking a chain taken from DONE */
-	int lazy_armed;                /* leader only: last scan saw lazy callbacks, timer armed */
+	/* the last scan (under cb_lock; its own leader's, or the adopter's)
+	 * saw lazy callbacks and armed a timer; read by that leader's re-scan */
+	_Atomic int lazy_armed;
 	_Atomic int inline_ready;      /* leader sets, inline invoker clears */
 	_Atomic int follower_sleep;    /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
 	struct orcu__event follower_wake; /* the follower sleeps on it (nocb.c) */
