@@ -306,7 +306,8 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 	 * and with no leader to serve it, have the missing threads tried
 	 * again.  seq_cst, after the post: a slot attached meanwhile has its
 	 * leader forced awake after the store, and either we read 1 or that
-	 * leader's scan finds our callback (serve.c point 2). */
+	 * leader's scan finds our callback (serve.c point 2).
+	 * Pairs with the fence of that forced wake (orcu__nocb_wake_leader()). */
 	if (orcu__unlikely(!orcu__load_seq_cst(&s->attached)) && !orcu__serve_posted(s))
 		orcu__retry(true);
 	/* No inline poll here, even on an inline slot: orcu_call() is not a

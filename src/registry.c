@@ -215,9 +215,9 @@ int orcu__register(int kind, const char *call)
 	registry.prev = rec;
 	pthread_mutex_unlock(&registry_lock);
 	pthread_setspecific(exit_key, rec);
-	/* Our store of nr_readers before our first read-side load.  Pairs
-	 * with the seq_cst load of nr_readers in gp_skip_idle() (gp.c point
-	 * 5), after the updater's stores and its fence (orcu__gp_snap()).
+	/* Our store of nr_readers before our first read-side load.
+	 * Pairs with the seq_cst load of nr_readers in gp_skip_idle() (gp.c
+	 * point 5), after the updater's stores and fence (orcu__gp_snap()).
 	 * Either that GP waits for us, or we see what it was for.  The
 	 * unlock above is only a release: on arm64 our first loads could
 	 * pass it. */
