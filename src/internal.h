@@ -423,7 +423,7 @@ ORCU__HIDDEN extern const int orcu__lifecycle_linked;
  * start and retry of the threads; above cpu.c and nocb.c. */
 int orcu__serve_start_locked(void); /* under orcu__g.lock: 0 or -EAGAIN */
 void orcu__retry(bool wait);       /* stopped: start; degraded: retry if due */
-bool orcu__serve_posted(struct orcu__slot *s);  /* false: no leader runs */
+bool orcu__serve_posted(void);   /* false: no leader runs */
 void orcu__serve_kick(struct orcu__slot *s);    /* s has work for its server */
 void orcu__serve_waited(void);     /* after an application thread's GP wait */
 void orcu__serve_gp_asked(void);   /* orcu_start_poll() and no GP thread */

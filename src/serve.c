@@ -216,11 +216,10 @@ void orcu__safe_point_slow(void)
 /* ------------------------------------------------------------------ */
 /* Finding the server (point 1) */
 
-/* A callback was published on s, which no leader scans.  False if no
+/* A callback was published on a slot that no leader scans.  False if no
  * leader runs to serve it (the caller has the threads retried). */
-bool orcu__serve_posted(struct orcu__slot *s)
+bool orcu__serve_posted(void)
 {
-	(void)s;
 	/* A post to a thread's own queue was a release store, not an
 	 * exchange: the fence puts it before the loads below, as the seq_cst
 	 * exchange of the shared queue does (slot.c point 7).  Pairs with the
@@ -245,7 +244,7 @@ void orcu__serve_kick(struct orcu__slot *s)
 	if (orcu__load_relaxed(&s->attached))
 		orcu__nocb_wake_leader(s->leader, true);
 	else
-		orcu__serve_posted(s);
+		orcu__serve_posted();
 }
 
 /*
@@ -272,11 +271,8 @@ void orcu__serve_gp_asked(void)
 void orcu__serve_after_stop(void)
 {
 	/* Pairs with postq_posted()'s fence (call.c), or with the posters'
-	 * compiler barrier through membarrier(). */
-	if (orcu__load_relaxed(&orcu__has_membarrier))
-		orcu__membarrier_master();
-	else
-		orcu__fence_seq_cst();
+	 * compiler barrier through membarrier() (a fence without it). */
+	orcu__membarrier_master();
 	serve_unattached();
 }
 
