@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,8 +78,11 @@ pid_t check_fork_run(int (*child)(void));
  * it and fail the test naming what.  Returns its wait status. */
 int check_wait_child(pid_t pid, const char *what, double base_s);
 
-/* check_wait_child(), then fail the test (exit 1) unless the child exited
- * with 0, naming what (e.g. "round 2") and how it ended. */
+/* check_wait_child(); true if the child exited with 0, else one line
+ * naming what (e.g. "round 2") and how it ended. */
+bool check_child_passed(pid_t pid, const char *what, double base_s);
+
+/* check_child_passed(), failing the test (exit 1) if it did not. */
 void check_child_ok(pid_t pid, const char *what, double base_s);
 
 /* The names (comm) of this process's threads that start with prefix, into

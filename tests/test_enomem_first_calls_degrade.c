@@ -90,14 +90,7 @@ int main(void)
 		return 0;
 	}
 	for (then = 0; then < NR_THEN; then++) {
-		int st = check_wait_child(check_fork_run(child), then_name[then], 60);
-
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "then %s: child %s %d\n", then_name[then],
-				WIFEXITED(st) ? "exit status" : "killed by signal",
-				WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-			failed++;
-		}
+		failed += !check_child_passed(check_fork_run(child), then_name[then], 60);
 	}
 	CHECK_EQ(failed, 0);
 	TEST_PASS("enomem_first_calls_degrade");

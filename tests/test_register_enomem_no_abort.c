@@ -91,18 +91,11 @@ static int run_case(enum fail_alloc_mode m, int n)
 {
 	const char *name = m == FAIL_NTH ? "allocation" : "allocations from";
 	char what[64];
-	int st;
 
 	mode = m;
 	nth = n;
 	snprintf(what, sizeof(what), "%s %d failing", name, n);
-	st = check_wait_child(check_fork_run(child), what, 90);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return 0;
-	fprintf(stderr, "%s: child %s %d\n", what,
-		WIFEXITED(st) ? "exit status" : "killed by signal",
-		WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-	return 1;
+	return !check_child_passed(check_fork_run(child), what, 90);
 }
 
 int main(void)

@@ -155,17 +155,12 @@ int main(int argc, char **argv)
 	int failed = 0;
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int st;
-
 		if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
 			continue;
-		st = check_wait_child(check_fork_run(cases[i].run), cases[i].name, 90);
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		if (check_child_passed(check_fork_run(cases[i].run), cases[i].name, 90))
 			printf("%s: ok\n", cases[i].name);
-		} else {
-			fprintf(stderr, "%s: child failed: status 0x%x\n", cases[i].name, st);
+		else
 			failed = 1;
-		}
 	}
 	CHECK_EQ(failed, 0);
 	TEST_PASS("thread_retry_sync_only");

@@ -108,14 +108,20 @@ int check_wait_child(pid_t pid, const char *what, double base_s)
 	}
 }
 
-void check_child_ok(pid_t pid, const char *what, double base_s)
+bool check_child_passed(pid_t pid, const char *what, double base_s)
 {
 	int st = check_wait_child(pid, what, base_s);
 
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "%s: child failed: %s %d\n", what,
-			WIFEXITED(st) ? "exit status" : "signal",
-			WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return true;
+	fprintf(stderr, "%s: child failed: %s %d\n", what,
+		WIFEXITED(st) ? "exit status" : "signal",
+		WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	return false;
+}
+
+void check_child_ok(pid_t pid, const char *what, double base_s)
+{
+	if (!check_child_passed(pid, what, base_s))
 		exit(1);
-	}
 }
