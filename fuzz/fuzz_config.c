@@ -1,5 +1,5 @@
 /*
- * fuzz_config.c - libFuzzer harness for src/cpulist.c.  Feeds arbitrary
+ * fuzz_config.c - libFuzzer harness for src/base/cpulist.c.  Feeds arbitrary
  * text to all four configuration parsers and aborts on a broken invariant:
  * errors leave outputs untouched and say something on one line; accepted
  * sets survive format -> parse; parse and max agree.  See fuzz/README.md.

@@ -33,11 +33,11 @@
  * which scans for orphans before it first sleeps.
  *
  * Proctype  <->  C function it mirrors
- *   enqueuer  orcu_call() -> do_call() (src/call.c): publish, count, wake the
+ *   enqueuer  orcu_call() -> do_call() (src/top/call.c): publish, count, wake the
  *             slot's leader, or if the slot is not attached
- *             orcu__serve_posted() (src/serve.c): raise the adopter's
+ *             orcu__serve_posted() (src/callbacks/serve.c): raise the adopter's
  *             `orphans` (which forces its wake), else `unserved`
- *   leader    leader_main() + follower_main() of slot s (src/nocb.c); for
+ *   leader    leader_main() + follower_main() of slot s (src/callbacks/nocb.c); for
  *             slot 0 also the adopter: take `orphans`, scan_orphans() +
  *             leader_invoke() of slot 1 in place while it is not attached
  *             and has work; leader_sleep() until own new work or a forced
@@ -46,7 +46,7 @@
  *             wake: the new leader scans first)
  *   adopt     a leader becoming orcu__g.adopter (orcu__nocb_spawn_slot());
  *             it scans for orphans first (leader_main()'s orphans = true)
- *   barrier   orcu__barrier_timed() (src/barrier.c): barrier_start() with
+ *   barrier   orcu__barrier_timed() (src/top/barrier.c): barrier_start() with
  *             mark_slot() per slot (pending > 0 -> count, entrain the
  *             marker behind the slot's last callback on that slot
  *             (orcu__slot_entrain_marker()), orcu__serve_kick()), then the

@@ -7,16 +7,16 @@
  * Promela; that is what orcu's C code guarantees at the two points that
  * matter: the enqueue is a seq_cst xchg (published before the `sleep` load
  * that follows it) and the leader issues a seq_cst fence between `sleep = 1`
- * and its re-scan (the fence in orcu__event_prepare(), src/event.h).
+ * and its re-scan (the fence in orcu__event_prepare(), src/base/event.h).
  *
  * Proctype  <->  C function it mirrors
- *   enqueuer     orcu_call() -> do_call() (src/call.c), then
- *                orcu__nocb_wake_leader() (src/slot.c)
- *   leader       leader_main() (src/nocb.c)
- *   follower     follower_main() (src/nocb.c): invoke handed-over callbacks
- *   gp_thread    the GP thread (src/gp.c), abstracted to "a GP ends when asked"
+ *   enqueuer     orcu_call() -> do_call() (src/top/call.c), then
+ *                orcu__nocb_wake_leader() (src/callbacks/slot.c)
+ *   leader       leader_main() (src/callbacks/nocb.c)
+ *   follower     follower_main() (src/callbacks/nocb.c): invoke handed-over callbacks
+ *   gp_thread    the GP thread (src/readers/gp.c), abstracted to "a GP ends when asked"
  *   init         also slot onlining / thread spawning (orcu__nocb_spawn_slot() in
- *                src/nocb.c): may run before, between or after the enqueues
+ *                src/callbacks/nocb.c): may run before, between or after the enqueues
  *
  * Variants (spin's cpp):
  *   default      orcu: state `sleep`, zero-initialised, 0 == ORCU__LEADER_AWAKE,
@@ -44,17 +44,17 @@
  *                the lazy queue (group_has_new() without its point-5
  *                clause "lazy callbacks no timer was armed for").
  *                Expected: lost wake-up.
- *   -DLAZY_LEFT_UNARMED  the lazy arm as src/nocb.c scan_slot() has it at
+ *   -DLAZY_LEFT_UNARMED  the lazy arm as src/callbacks/nocb.c scan_slot() has it at
  *                9552413: lazy_armed = nlazy && !take_lazy, so a pass
  *                that takes the lazy queue arms nothing, even when a lazy
  *                poster counted in n_lazy has not pushed yet.  Expected:
  *                lost wake-up (see "Lazy" below).
  *
- * Lazy (orcu_call_lazy(): post_shared()'s lazy branch, src/call.c): the
+ * Lazy (orcu_call_lazy(): post_shared()'s lazy branch, src/top/call.c): the
  * poster counts itself in n_lazy (relaxed fetch_add, nl = the old value),
  * pushes to the slot's lazyq (the seq_cst exchange), and wakes the leader
  * only if nl == 0 (normal wake) or nl + 1 >= LAZY_MAX (forced wake).  The
- * leader's scan_slot() (src/nocb.c) reads n_lazy; with lazy callbacks
+ * leader's scan_slot() (src/callbacks/nocb.c) reads n_lazy; with lazy callbacks
  * counted it takes them if their timer is due (time is abstract: any scan
  * may find it due, and a scan after a sleep ended by its timeout does),
  * if n_lazy >= LAZY_MAX, or if the slot has other new work; otherwise it
@@ -124,7 +124,7 @@ ltl live   { <> (ninvoked == NCB) }
 inline futex_wake() { in_futex = 0 }
 
 #ifndef PREFIX
-/* orcu_call_lazy() -> post_shared(lazy) (src/call.c) */
+/* orcu_call_lazy() -> post_shared(lazy) (src/top/call.c) */
 proctype lazy_enqueuer(byte slot; byte id)
 {
 	bit nl, w;   /* nl: old n_lazy != 0 (2 lazy posts: 0 or 1) */
@@ -199,8 +199,8 @@ inline take(s) {
 }
 
 #ifndef PREFIX
-/* scan_slot()'s lazy part (src/nocb.c) and the lazy half of
- * orcu__slot_splice_new_locked() (src/slot.c), under cb_lock */
+/* scan_slot()'s lazy part (src/callbacks/nocb.c) and the lazy half of
+ * orcu__slot_splice_new_locked() (src/callbacks/slot.c), under cb_lock */
 inline scan_lazy(s) {
 	nlazy = n_lazy[s];
 	take_lazy = 0;
@@ -242,7 +242,7 @@ inline scan_lazy(s) {
 	take_lazy = 0
 }
 
-/* group_has_new() (src/nocb.c) */
+/* group_has_new() (src/callbacks/nocb.c) */
 #ifdef NO_LAZY_RESCAN
 #define GROUP_HAS_NEW ((len(q[0]) > 0) || (len(q[1]) > 0))
 #else

@@ -1,6 +1,6 @@
 /*
  * postq_wake.pml -- posting to a thread's own queue, with no fence on the
- * post path, against a leader that goes to sleep (src/slot.c point 7);
+ * post path, against a leader that goes to sleep (src/callbacks/slot.c point 7);
  * queues given back (thread exit, undrained; a switch, drained) and taken
  * over by a new owner with heads left in them.
  *
@@ -48,7 +48,7 @@
  * the buffer: it may then become visible before the posts ahead of it.
  *
  * Posters (each on its own CPU):
- *   0  claims a new queue, posts 2, exits: postq_thread_exit() (src/call.c)
+ *   0  claims a new queue, posts 2, exits: postq_thread_exit() (src/top/call.c)
  *      gives the queue back UNDRAINED (heads may still be untaken).
  *   1  a thread that appears at any moment, claims a queue: queue 0 taken
  *      over if poster 0 gave it back (orcu__slot_postq_claim() takes a free
@@ -60,11 +60,11 @@
  *
  * Proctype  <->  C it mirrors
  *   poster   call_fast() / post_own() / postq_switch() / postq_posted()
- *            (src/call.c), orcu__postq_push() (src/internal.h),
+ *            (src/top/call.c), orcu__postq_push() (src/base/internal.h),
  *            orcu__slot_postq_claim() / orcu__slot_postq_release()
- *            (src/slot.c), postq_thread_exit() (src/call.c)
+ *            (src/callbacks/slot.c), postq_thread_exit() (src/top/call.c)
  *   cpu      the poster's CPU: store buffer drain; membarrier()'s IPI
- *   leader   leader_main() / leader_sleep() (src/nocb.c): the scan takes
+ *   leader   leader_main() / leader_sleep() (src/callbacks/nocb.c): the scan takes
  *            (orcu__slot_splice_new_locked() -> orcu__postq_take()), (1) is
  *            the seq_cst store of `sleep` and orcu__event_prepare()'s
  *            fence, (2) reads postq_owners and calls

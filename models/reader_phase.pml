@@ -36,9 +36,9 @@
  * Proctype  <->  C it mirrors
  *   reader   orcu_read_lock() / the outermost path of orcu_read_unlock()
  *            (include/orcu.h): ctr store, the orcu__gp_wait check, then
- *            orcu__reader_left_gp() -> orcu__reader_wake_gp() (src/registry.c)
+ *            orcu__reader_left_gp() -> orcu__reader_wake_gp() (src/readers/registry.c)
  *   cpu      the reader's CPU: store buffer drain; membarrier()'s IPI
- *   waiter   orcu__registry_wait_readers() and wait_phase() (src/registry.c):
+ *   waiter   orcu__registry_wait_readers() and wait_phase() (src/readers/registry.c):
  *            the two flips, memb_holds() as HOLDS, the armed flag; futex_wait
  *            = orcu__event_prepare, re-check gp_wait == 1, orcu__event_wait
  *

@@ -40,18 +40,18 @@
  * Proctype  <->  C it mirrors
  *   reader       memb: the outermost path of orcu_read_unlock() (include/orcu.h),
  *                ctr store then the orcu__gp_wait check;
- *                -DQSBR: qsbr_announce() (src/registry.c) from
+ *                -DQSBR: qsbr_announce() (src/readers/registry.c) from
  *                orcu_quiescent_state() (the counter) or
- *                orcu_thread_offline() (0), both in src/entry.c;
+ *                orcu_thread_offline() (0), both in src/top/entry.c;
  *                -DQSBR -DNOMB -DREADER_FENCE is the C as built for
  *                qsbr-only programs: the reader fences after announcing
  *                (once per GP) and the waiter uses only its own fence
  *   cpu          the reader's CPU: store buffer drain; membarrier()'s IPI
- *   waiter       wait_phase() (src/registry.c), its arming after the spin:
+ *   waiter       wait_phase() (src/readers/registry.c), its arming after the spin:
  *                steps (2)-(5); membarrier = orcu__membarrier_master();
  *                futex_wait = orcu__event_prepare(&gp_wait_event), re-check
  *                gp_wait == 1, orcu__event_wait(); futex_wake =
- *                orcu__event_notify() in orcu__reader_wake_gp() (src/event.h:
+ *                orcu__event_notify() in orcu__reader_wake_gp() (src/base/event.h:
  *                the event blocks only while no notify followed the prepare,
  *                and the reader notifies only after its exchange)
  *

@@ -1,5 +1,5 @@
 /*
- * serve.pml -- the server rule (DESIGN.md 5.8, src/serve.c): callbacks never
+ * serve.pml -- the server rule (DESIGN.md 5.8, src/callbacks/serve.c): callbacks never
  * move between slots; whoever serves a slot scans and invokes it in place.
  *
  * 2 slots, each in its own group.  Slot 0 is attached from the start: its
@@ -21,13 +21,13 @@
  * work to the holder.
  *
  * Proctype  <->  C it mirrors
- *   poster    orcu_call() -> do_call() (src/call.c): publish (seq_cst
+ *   poster    orcu_call() -> do_call() (src/top/call.c): publish (seq_cst
  *             exchange of the queue tail, or a release store and the fence
  *             of the orphan path), orcu__nocb_wake_leader() of the slot's
- *             leader (src/slot.c), then, if the slot is not attached, the
+ *             leader (src/callbacks/slot.c), then, if the slot is not attached, the
  *             orphan path: if `orphans` reads 0 and the exchange to 1 returns
  *             0, a forced wake of the adopter (force = 1, fence, notify).
- *   leader    leader_main() (src/nocb.c) with the server rule: the adopter,
+ *   leader    leader_main() (src/callbacks/nocb.c) with the server rule: the adopter,
  *             at the top of each pass, takes `orphans` (exchange to 0) and
  *             then serves: while serving_orphans it scans every slot that is
  *             not attached and has work, in place, with scan_slot(), and
@@ -35,9 +35,9 @@
  *             (pending > 0 or new posts); leader_sleep(): sleep = SLEEPING,
  *             prepare (fence), re-scan (own attached slots, force, the
  *             adopter's orphans flag, sleep), wait.
- *   follower  follower_main() (src/nocb.c)
- *   spawner   orcu__nocb_spawn_slot() (src/nocb.c) under orcu__g.lock, via
- *             the thread-creation retry (src/serve.c): follower first (may
+ *   follower  follower_main() (src/callbacks/nocb.c)
+ *   spawner   orcu__nocb_spawn_slot() (src/callbacks/nocb.c) under orcu__g.lock, via
+ *             the thread-creation retry (src/callbacks/serve.c): follower first (may
  *             fail), leader (may fail, retried once), then attach the slot
  *             (orcu__slot_attach()) and force-wake its leader.
  *

@@ -34,8 +34,8 @@ INC = os.path.join(ROOT, "include", "orcu")
 
 
 def files(d, exts):
-    return sorted(os.path.join(d, f) for f in os.listdir(d)
-                  if f.endswith(exts))
+    return sorted(os.path.join(r, f) for r, _, fs in os.walk(d)
+                  for f in fs if f.endswith(exts))
 
 
 def rel(p):

@@ -1,5 +1,5 @@
 /*
- * test_cblist.c - the segmented callback list (src/cblist.c): FIFO order,
+ * test_cblist.c - the segmented callback list (src/base/cblist.c): FIFO order,
  * advance over several GPs, the accelerate merging rules, wait_range,
  * extract_done with and without a limit, entrain, take_all, and a
  * randomized run against a reference model across the gp_seq wrap.

@@ -1,5 +1,5 @@
 /*
- * test_cpulist.c - unit test of src/cpulist.c: every accepted cpulist form,
+ * test_cpulist.c - unit test of src/base/cpulist.c: every accepted cpulist form,
  * every rejection class with the text its message must quote, the
  * never-half-applied rule, format round-trips, ORCU_CPUS and numeric knobs.
  */

@@ -1,5 +1,5 @@
 /*
- * test_postq.c - a thread's posting queue (src/postq.c) on its own: one
+ * test_postq.c - a thread's posting queue (src/callbacks/postq.c) on its own: one
  * producer with plain stores, one consumer taking what was published.
  *  - one thread: heads pushed across many segments, taken in chunks of
  *    every size, come out once each, in order; drained segments go back

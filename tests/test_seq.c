@@ -1,5 +1,5 @@
 /*
- * test_seq.c - grace-period sequence arithmetic (src/seq.h): snapshots from
+ * test_seq.c - grace-period sequence arithmetic (src/base/seq.h): snapshots from
  * an idle and from a running GP, done/ge/lt, all across the wrap of the
  * counter at ULONG_MAX, and the half-range limit of wrap-safe comparison.
  */
