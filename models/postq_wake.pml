@@ -1,6 +1,6 @@
 /*
  * postq_wake.pml -- posting to a thread's own queue, with no fence on the
- * post path, against a leader that goes to sleep (src/callbacks/slot.c point 7);
+ * post path, against a leader that goes to sleep (src/callbacks/postq.c points 4 to 6);
  * queues given back (thread exit, undrained; a switch, drained) and taken
  * over by a new owner with heads left in them.
  *
@@ -27,7 +27,7 @@
  *                                futex_wake
  *   poster, giving back:     (d) owners-- (release fetch_sub), then
  *                                owned = 0 (release store): NOT a full
- *                                barrier -- orcu__slot_postq_release()
+ *                                barrier -- postq.c give_up()
  *
  * Memory.  Each poster CPU has an explicit FIFO store buffer (channel sb),
  * drained by proctype cpu one entry at a time, at any moment.  Every store a
@@ -51,18 +51,17 @@
  *   0  claims a new queue, posts 2, exits: postq_thread_exit() (src/top/call.c)
  *      gives the queue back UNDRAINED (heads may still be untaken).
  *   1  a thread that appears at any moment, claims a queue: queue 0 taken
- *      over if poster 0 gave it back (orcu__slot_postq_claim() takes a free
+ *      over if poster 0 gave it back (postq.c claim() takes a free
  *      queue first: heads left in it stay in order, ours follow), else a
- *      new one; posts 2, then leaves the slot: postq_switch() gives the
- *      queue back only once postq_drained() (acquire of taken == posted),
+ *      new one; posts 2, then leaves the slot: orcu__postq_switch() gives the
+ *      queue back only once orcu__postq_drained() (acquire of taken == posted),
  *      else keeps it.
  *   2  (-DNP=3) as poster 1, with 1 post, from the start.
  *
  * Proctype  <->  C it mirrors
- *   poster   call_fast() / post_own() / postq_switch() / postq_posted()
+ *   poster   call_fast() / post_own() / orcu__postq_switch() / postq_posted()
  *            (src/top/call.c), orcu__postq_push() (src/base/internal.h),
- *            orcu__slot_postq_claim() / orcu__slot_postq_release()
- *            (src/callbacks/slot.c), postq_thread_exit() (src/top/call.c)
+ *            claim() / give_up() / thread_exit() (src/callbacks/postq.c)
  *   cpu      the poster's CPU: store buffer drain; membarrier()'s IPI
  *   leader   leader_main() / leader_sleep() (src/callbacks/nocb.c): the scan takes
  *            (orcu__slot_splice_new_locked() -> orcu__postq_take()), (1) is
@@ -199,7 +198,7 @@ proctype poster(byte i; byte first_id; byte nposts)
 	/* (d) give the queue back */
 	if
 	:: i == 0 -> skip                  /* thread exit: undrained or not */
-	:: i > 0 && taken[q] == p -> skip  /* postq_switch(): only once drained */
+	:: i > 0 && taken[q] == p -> skip  /* orcu__postq_switch(): only once drained */
 	:: else -> goto keep
 	fi;
 #ifdef RELAXED_OWNERS

@@ -108,7 +108,7 @@ struct orcu__postq {
 	struct orcu__pseg *_Atomic spare ORCU__ALIGNED; /* consumer pushes, producer takes all */
 	struct orcu__postq *next;                /* the slot's list: set before the push, fixed */
 	struct orcu__slot *slot;                 /* fixed */
-	_Atomic int owned;                       /* 1 while a thread posts to it (slot.c) */
+	_Atomic int owned;                       /* 1 while a thread posts to it (point 4) */
 };
 
 struct orcu__postq *orcu__postq_new(struct orcu__slot *s);
@@ -116,6 +116,10 @@ struct orcu__postq *orcu__postq_new(struct orcu__slot *s);
 struct orcu__pseg *orcu__postq_next_seg(struct orcu__postq *q);
 long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 		      struct orcu_head **first, struct orcu_head **last);
+/* Ownership (postq.c points 4 to 7). */
+struct orcu__postq *orcu__postq_switch(struct orcu__slot *s, bool *claimed);
+bool orcu__postq_drained(struct orcu__postq *q);
+void orcu__postq_after_fork(struct orcu__slot *s);
 
 /* Owner only: publish h (its func set by the caller).  Returns the new
  * count of heads posted, or 0, having written nothing, when its segment is
@@ -169,7 +173,7 @@ struct orcu__leader {
 	_Atomic int stop;
 	_Atomic int force;                  /* barrier/online: rescan even if nothing new */
 	/* Threads owning a posting queue on one of the group's slots; with
-	 * none, the leader sleeps without membarrier() (slot.c point 7). */
+	 * none, the leader sleeps without membarrier() (postq.c point 5). */
 	_Atomic int postq_owners;
 	/* Callbacks wait on slots nobody scans: posters raise it, the
 	 * adopter exchanges it to 0 and serves them in place (serve.c). */
@@ -496,9 +500,8 @@ void orcu__flush_lazy_all(void);
 int orcu__nocb_spawn_slot(struct orcu__slot *s);      /* under orcu__g.lock */
 void orcu__nocb_request_stop(void);                   /* under orcu__g.lock */
 void orcu__nocb_join_all(void);                       /* without it */
-void orcu__nocb_forget_all(void);                     /* under it */
+void orcu__nocb_forget_all(void);                     /* under it, or a fork child */
 void orcu__nocb_gp_done(unsigned long seq);           /* wake leaders waiting for it */
-void orcu__nocb_after_fork_child(void);
 
 /* barrier.c */
 void orcu__barrier_cb(struct orcu_head *h);

@@ -251,11 +251,11 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 	 * fence a forced wake makes after storing force (and stop). */
 	ticket = orcu__event_prepare(&l->wake);
 	/* Posts to threads' own queues are plain stores with no fence before
-	 * the posters read `sleep` (slot.c point 7): membarrier() makes every
+	 * the posters read `sleep` (postq.c point 5): membarrier() makes every
 	 * CPU running one of them pass a full barrier, which puts each such
 	 * post before our re-scan or its read of `sleep` after our store.
 	 * With no queue owned in the group (seq_cst, pairs with the claimer's
-	 * count in slot.c owners_add()), nobody posts that way. */
+	 * count in postq.c owners_add()), nobody posts that way. */
 	if (orcu__load_seq_cst(&l->postq_owners) && orcu__load_relaxed(&orcu__has_membarrier))
 		orcu__membarrier_master();
 	if (group_has_new(l) || orcu__load_relaxed(&l->force) ||
@@ -583,67 +583,30 @@ void orcu__nocb_join_all(void)
 	}
 }
 
-/* No leader waits for a GP (none runs). */
-static void clear_gp_wait_bits(void)
-{
-	for (int w = 0; w < (orcu__g.nr_groups + 63) / 64; w++)
-		orcu__store_relaxed(&orcu__g.leader_gp_wait[w], 0);
-}
-
-/* Under orcu__g.lock, after the joins: no thread serves any slot. */
+/* After orcu_shutdown()'s joins (under orcu__g.lock), or in a fork child,
+ * where only the forking thread exists: no thread serves any slot.  A
+ * poster reads SLEEPING, finds no leader and has its callback served
+ * (serve.c points 1 and 4); a spawn sets each record up again. */
 void orcu__nocb_forget_all(void)
 {
-	ORCU__ASSERT_HELD(&orcu__g.lock);
-	clear_gp_wait_bits();
+	/* Order: none needed; NULL publishes nothing. */
+	orcu__store_relaxed(&orcu__g.adopter, NULL);
+	for (int w = 0; w < (orcu__g.nr_groups + 63) / 64; w++)
+		orcu__store_relaxed(&orcu__g.leader_gp_wait[w], 0);
+	orcu__store_relaxed(&leaders_waiting, 0);
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
 		struct orcu__leader *l = &orcu__g.leaders[g];
 
-		if (!orcu__load_relaxed(&l->exists))
-			continue;
 		orcu__store_relaxed(&l->exists, 0);
 		orcu__store_relaxed(&l->force, 0);
 		orcu__store_relaxed(&l->orphans, 0);
-		/* A poster reads SLEEPING, finds no leader and serves itself
-		 * (serve.c orcu__serve_after_stop()). */
 		orcu__store_relaxed(&l->sleep, ORCU__LEADER_SLEEPING);
-		orcu__fetch_sub_relaxed(&orcu__g.leaders_alive, 1);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
-
-		if (orcu__load_relaxed(&s->has_follower)) {
-			orcu__slot_set_has_follower(s, false);
-			orcu__fetch_sub_relaxed(&orcu__g.followers_alive, 1);
-		}
-		orcu__slot_detach(s);
-		orcu__store_relaxed(&s->inline_ready, 0);
-	}
-}
-
-void orcu__nocb_after_fork_child(void)
-{
-	/* No leader or follower survived; every callback stays queued and
-	 * the leaders respawned on first use find it (slot.c put back what
-	 * a follower had claimed but not run). */
-	orcu__store_relaxed(&orcu__g.adopter, NULL);
-	for (int g = 0; g < orcu__g.nr_groups; g++) {
-		struct orcu__leader *l = &orcu__g.leaders[g];
-
-		orcu__store_relaxed(&l->exists, 0);
-		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
-		orcu__event_reset(&l->wake);
-		orcu__store_relaxed(&l->stop, 0);
-		orcu__store_relaxed(&l->force, 1);
-		orcu__store_relaxed(&l->orphans, 0);
-	}
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
-
-		orcu__slot_detach(s);
-		orcu__slot_set_has_follower(s, false);
+		orcu__slot_set_has_follower(&orcu__g.slots[i], false);
+		orcu__slot_detach(&orcu__g.slots[i]);
+		orcu__store_relaxed(&orcu__g.slots[i].inline_ready, 0);
 	}
 	orcu__store_relaxed(&orcu__g.leaders_alive, 0);
 	orcu__store_relaxed(&orcu__g.followers_alive, 0);
-	clear_gp_wait_bits();
-	orcu__store_relaxed(&leaders_waiting, 0);
 }

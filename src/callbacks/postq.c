@@ -1,13 +1,13 @@
 /*
  * postq.c - a posting thread's own queue on one slot: the fast path of
- * orcu_call().  One producer, the thread that owns the queue, posts with
- * plain stores: no atomic read-modify-write and no fence, so the stores to
- * the head (whose cache line an invoker on another CPU last read) drain in
- * the background instead of stalling each post.  One consumer at a time,
- * whoever holds the slot's cb_lock, takes what was published.  Owns
- * struct orcu__postq and its segments; calls mpsc.c's report of a double
- * post and os.c.  Which thread owns which queue, and the wake-up that the
- * missing fence needs, are slot.c's and call.c's (slot.c point 7).
+ * orcu_call(), and who owns which queue.  One producer, the thread that
+ * owns the queue, posts with plain stores: no atomic read-modify-write and
+ * no fence, so the stores to the head (whose cache line an invoker on
+ * another CPU last read) drain in the background instead of stalling each
+ * post.  One consumer at a time, whoever holds the slot's cb_lock, takes
+ * what was published.  Owns struct orcu__postq, its segments and their
+ * ownership; calls mpsc.c's report of a double post and os.c.  call.c
+ * posts (point 4's poster half), slot.c takes (orcu__slot_splice_new_locked()).
  *
  * Why the consumer sees every head once, in posting order.
  *  1. A queue is a chain of segments of ORCU__PSEG_N entries; a segment
@@ -29,6 +29,36 @@
  *     entry written but not published is overwritten, a linked segment is
  *     followed (never linked twice), a spare taken but not linked is lost
  *     (a fork child's leak, not a lost callback).
+ *
+ * Who owns which queue, and why no post is missed.
+ *  4. Ownership.  The slot lists every queue ever claimed on it, and a
+ *     queue outlives its owner.  A thread owns one queue on each of its
+ *     last ORCU__POSTQS_PER_THREAD slots (the scheduler may move it back),
+ *     claimed by a CAS of `owned` (a free queue first, whose heads stay
+ *     ahead of ours), and gives it back (release) when it needs the room
+ *     or exits.  Where it owns none it posts to the slot's shared queue.
+ *  5. No lost wake-up.  The poster stores its count, then reads the
+ *     leader's `sleep` with no fence between; the leader, going to sleep,
+ *     stores `sleep`, fences, and if a thread owns a queue in its group
+ *     calls membarrier() (a full barrier on every CPU running one of our
+ *     threads) before its re-scan: each post is before the re-scan, or
+ *     its read of `sleep` after the store (models/postq_wake.pml).  A
+ *     claimer is counted in postq_owners (seq_cst) before its first post,
+ *     which fences: a leader that read no owner is seen asleep.  Without
+ *     membarrier() every post fences.
+ *  6. Order.  A thread's posts to one slot are taken in order.  It gives
+ *     a queue back only once all its heads were taken (a head left there
+ *     would be overtaken by the ones it posts when it comes back), and a
+ *     take reads the queues' counts first, then takes the shared queue
+ *     and puts its heads first: a thread that posted to the shared queue
+ *     and then claims a queue has its later heads counted only once its
+ *     earlier ones are in the shared queue.  (When a segment cannot be
+ *     allocated the post goes to the shared queue, ahead of the thread's
+ *     heads still in its own.)  Posts of different threads are unordered.
+ *  7. Counts and fork.  A queue counts what it published (`posted` only
+ *     grows, whoever owns it); a slot's pending count adds them (slot.h).
+ *     In a fork child the queues of threads that do not exist lose their
+ *     owner; what they published stays (point 3).
  */
 #include "internal.h"
 
@@ -132,7 +162,7 @@ long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 	}
 	q->cseg = seg;
 	*last = prev;
-	/* Release: pairs with the acquire in postq_drained() (call.c): the
+	/* Release: pairs with the acquire in orcu__postq_drained(): the
 	 * producer's double-post check and its release of a drained queue. */
 	orcu__store_release(&q->taken, upto);
 	return n;
@@ -157,4 +187,138 @@ struct orcu__postq *orcu__postq_new(struct orcu__slot *s)
 	q->slot = s;
 	atomic_init(&q->owned, 1);
 	return q;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ownership (points 4 to 7) */
+
+static void owners_add(struct orcu__slot *s, int n)
+{
+	/* seq_cst: pairs with the leader's read of postq_owners after it
+	 * published that it sleeps (nocb.c leader_sleep()); a claimer's first
+	 * post then fences (call.c). */
+	orcu__fetch_add_seq_cst(&s->leader->postq_owners, n);
+}
+
+static struct orcu__postq *claim(struct orcu__slot *s)
+{
+	struct orcu__postq *q, *head;
+
+	/* A queue whose owner left: its heads stay in order, ours follow. */
+	for (q = orcu__load_acquire(&s->postqs); q; q = q->next) {
+		int free_ = 0;
+
+		/* Acquire: the last owner's producer fields.  Pairs with the
+		 * release in give_up(). */
+		if (!orcu__load_relaxed(&q->owned) && orcu__cas_acq_rel(&q->owned, &free_, 1))
+			break;
+	}
+	if (!q) {
+		q = orcu__postq_new(s);
+		if (!q)
+			return NULL;
+		head = orcu__load_relaxed(&s->postqs);
+		do {
+			q->next = head;
+			/* Release: the queue is set up before a consumer that
+			 * finds it reads it.  Pairs with the acquire loads of
+			 * postqs (slot.h, orcu__slot_splice_new_locked()). */
+		} while (!atomic_compare_exchange_weak_explicit(&s->postqs, &head, q,
+								memory_order_release,
+								memory_order_relaxed));
+	}
+	owners_add(s, 1);
+	return q;
+}
+
+static void give_up(struct orcu__postq *q)
+{
+	/* Release: our posts come before a leader that reads the count or
+	 * the queue free (point 5), and before the next owner's. */
+	orcu__fetch_sub_release(&q->slot->leader->postq_owners, 1);
+	orcu__store_release(&q->owned, 0);
+}
+
+/* Every head of q was taken into its slot's list. */
+bool orcu__postq_drained(struct orcu__postq *q)
+{
+	/* Pairs with the release in orcu__postq_take(). */
+	return orcu__load_acquire(&q->taken) == orcu__load_relaxed(&q->posted);
+}
+
+/* A thread's queues go back to their slots when the thread exits. */
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static bool exit_key_ok;
+
+static void thread_exit(void *arg)
+{
+	(void)arg;
+	orcu__tls.postq = NULL;
+	while (orcu__tls.npostqs > 0)
+		give_up(orcu__tls.postqs[--orcu__tls.npostqs]);
+}
+
+static void make_exit_key(void)
+{
+	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
+}
+
+/* Point 4: the queue this thread posts to on s, when its current one is
+ * on another slot: one it owns there, or a new claim (*claimed); NULL
+ * means "post to the shared queue". */
+struct orcu__postq *orcu__postq_switch(struct orcu__slot *s, bool *claimed)
+{
+	struct orcu__tls *t = &orcu__tls;
+	struct orcu__postq *q;
+	int i;
+
+	for (i = 0; i < t->npostqs; i++)
+		if (t->postqs[i]->slot == s) {
+			t->postq = t->postqs[i];
+			*claimed = false;
+			return t->postq;
+		}
+	if (t->npostqs == ORCU__POSTQS_PER_THREAD) {
+		/* Point 6: give back only a drained queue. */
+		for (i = 0; i < t->npostqs && !orcu__postq_drained(t->postqs[i]); i++)
+			;
+		if (i == t->npostqs)
+			return NULL;
+		q = t->postqs[i];
+		t->postqs[i] = t->postqs[--t->npostqs];
+		if (t->postq == q)
+			t->postq = NULL;
+		give_up(q);
+	}
+	/* Any non-NULL value: the destructor gives back what we own.  Set
+	 * with the first queue; it stays set while we own one. */
+	if (t->npostqs == 0) {
+		pthread_once(&exit_key_once, make_exit_key);
+		if (!exit_key_ok || pthread_setspecific(exit_key, t))
+			return NULL;
+	}
+	q = claim(s);
+	if (!q)
+		return NULL;
+	t->postqs[t->npostqs++] = q;
+	t->postq = q;
+	*claimed = true;
+	return q;
+}
+
+/* fork child, cb_lock held: queues of threads that do not exist here have
+ * no owner (point 7). */
+void orcu__postq_after_fork(struct orcu__slot *s)
+{
+	for (struct orcu__postq *q = orcu__load_relaxed(&s->postqs); q; q = q->next) {
+		bool ours = false;
+
+		for (int i = 0; i < orcu__tls.npostqs; i++)
+			ours |= orcu__tls.postqs[i] == q;
+		if (ours || !orcu__load_relaxed(&q->owned))
+			continue;
+		orcu__store_relaxed(&q->owned, 0);
+		orcu__fetch_sub_relaxed(&s->leader->postq_owners, 1);
+	}
 }

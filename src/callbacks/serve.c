@@ -222,7 +222,7 @@ bool orcu__serve_posted(void)
 {
 	/* A post to a thread's own queue was a release store, not an
 	 * exchange: the fence puts it before the loads below, as the seq_cst
-	 * exchange of the shared queue does (slot.c point 7).  Pairs with the
+	 * exchange of the shared queue does (postq.c point 5).  Pairs with the
 	 * fence in serve_unserved() and the exchange in leader_main(): either
 	 * the scan after that exchange sees our callback, or the adopter's
 	 * flag we read is 0 and we wake it (slot.c). */

@@ -50,43 +50,10 @@
  *     the marker runs after every callback posted there before it,
  *     including a chain already claimed: the claimer takes the marker
  *     only once that chain returned.
- *  7. A posting thread posts to a queue of its own on the slot
- *     (postq.c), with plain stores and no fence: no atomic
- *     read-modify-write on the post path, so the stores to the head drain
- *     while the thread goes on (an invoker on another CPU last had its
- *     line).  The slot lists every queue ever claimed on it, and a queue
- *     outlives its owner: a thread gives it back when it leaves the slot
- *     or exits, and the next thread to post there takes it over.
- *     - No lost wake-up.  The poster stores its count, then reads the
- *       leader's `sleep` with no fence between; the leader, going to
- *       sleep, stores `sleep`, fences, and if a thread owns a queue in
- *       its group, calls membarrier() (a full barrier on every CPU
- *       running one of our threads) before its re-scan: each post is then
- *       before the re-scan, or its read of `sleep` after the leader's
- *       store (models/postq_wake.pml).  A claimer is counted in
- *       postq_owners (seq_cst) before its first post, which fences: a
- *       leader that read no owner is seen asleep.  Without membarrier()
- *       every post fences.  The path to a slot without threads
- *       (serve.c point 1) fences.
- *     - Order.  A thread's posts to its queue are taken in order.  A
- *       thread owns queues on its last few slots (a thread the scheduler
- *       moves between CPUs finds its queue again) and gives one back only
- *       once all its heads were taken: a head left there would be
- *       overtaken by the ones it posts when it comes back.  Where it owns
- *       none it posts to the shared queue (newq), and a take reads the
- *       queues' counts first, then takes newq and puts its heads first:
- *       a thread that posts to newq, then claims a queue on this slot,
- *       has its later heads counted only once its earlier ones are in
- *       newq.  Only a thread's own callbacks on one slot keep their
- *       order: posts of different threads are unordered, as they are
- *       concurrent.  (When a segment cannot be allocated the post goes to
- *       newq, ahead of the thread's heads still in its queue.)
- *     - Counts.  A queue counts what it published (posted, which only
- *       grows, whoever owns the queue); pending is n_posted (the shared
- *       queues) plus those counts, minus n_done (slot.h).
- *     - fork.  The queues of threads that do not exist in the child lose
- *       their owner; what they published stays, and an entry a thread was
- *       writing but had not published is not a post (postq.c point 3).
+ *  7. The slot lists the posting queues of the threads that post to it
+ *     (postq.c, which says who owns each, the give-back and the order
+ *     rules, and why no post is missed by a leader going to sleep); a
+ *     take reads their counts first, then takes the shared queue.
  *
  * The slot's named states (slot.h) change only here, each transition
  * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.
@@ -296,12 +263,12 @@ void orcu__slot_set_has_follower(struct orcu__slot *s, bool has)
 /* Lists */
 
 /* Anything posted that no take has moved into the list yet.  seq_cst:
- * a leader's re-scan before it sleeps (nocb.c point 2; slot.c point 7). */
+ * a leader's re-scan before it sleeps (nocb.c point 2; postq.c point 5). */
 bool orcu__slot_has_new(struct orcu__slot *s)
 {
 	if (!orcu__mpsc_empty(&s->newq))
 		return true;
-	/* Pairs with the release push in orcu__slot_postq_claim(). */
+	/* Pairs with the release push in orcu__postq_claim(). */
 	for (struct orcu__postq *q = orcu__load_acquire(&s->postqs); q; q = q->next)
 		if (orcu__load_seq_cst(&q->posted) != orcu__load_relaxed(&q->taken))
 			return true;
@@ -345,7 +312,7 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 	long n, total = 0, pq = 0;
 
 	orcu__slot_assert_locked(s);
-	/* Pairs with the release push in orcu__slot_postq_claim() (above). */
+	/* Pairs with the release push in orcu__postq_claim() (above). */
 	for (struct orcu__postq *q = qs; q; q = q->next)
 		q->snap = orcu__postq_published(q);
 	if (take_lazy && orcu__load_relaxed(&s->n_lazy)) {
@@ -368,16 +335,6 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 		pq += n;
 	}
 	return total + pq;
-}
-
-long orcu__slot_splice_new(struct orcu__slot *s, bool take_lazy)
-{
-	long n;
-
-	orcu__slot_lock(s);
-	n = orcu__slot_splice_new_locked(s, take_lazy);
-	orcu__slot_unlock(s);
-	return n;
 }
 
 /* Under cb_lock: move what waited for GPs ended by `cur` to DONE, tag what
@@ -762,72 +719,6 @@ bool orcu__slots_take_early(void)
 	return h != NULL;
 }
 
-/* ------------------------------------------------------------------ */
-/* Posting queues (point 7) */
-
-static void owners_add(struct orcu__slot *s, int n)
-{
-	/* seq_cst: pairs with the leader's read of postq_owners after it
-	 * published that it sleeps (nocb.c leader_sleep()); a claimer's first
-	 * post then fences (call.c). */
-	orcu__fetch_add_seq_cst(&s->leader->postq_owners, n);
-}
-
-struct orcu__postq *orcu__slot_postq_claim(struct orcu__slot *s)
-{
-	struct orcu__postq *q, *head;
-
-	/* A queue whose owner left: its heads stay in order, ours follow. */
-	for (q = orcu__load_acquire(&s->postqs); q; q = q->next) {
-		int free_ = 0;
-
-		/* Acquire: the last owner's producer fields.  Pairs with the
-		 * release in orcu__slot_postq_release(). */
-		if (!orcu__load_relaxed(&q->owned) && orcu__cas_acq_rel(&q->owned, &free_, 1))
-			break;
-	}
-	if (!q) {
-		q = orcu__postq_new(s);
-		if (!q)
-			return NULL;
-		head = orcu__load_relaxed(&s->postqs);
-		do {
-			q->next = head;
-			/* Release: the queue is set up before a consumer that
-			 * finds it reads it.  Pairs with the acquire loads of
-			 * postqs (slot.h, orcu__slot_splice_new_locked()). */
-		} while (!atomic_compare_exchange_weak_explicit(&s->postqs, &head, q,
-								memory_order_release,
-								memory_order_relaxed));
-	}
-	owners_add(s, 1);
-	return q;
-}
-
-void orcu__slot_postq_release(struct orcu__postq *q)
-{
-	/* Release: our posts come before a leader that reads the count or
-	 * the queue free (point 7), and before the next owner's. */
-	orcu__fetch_sub_release(&q->slot->leader->postq_owners, 1);
-	orcu__store_release(&q->owned, 0);
-}
-
-/* fork child: the queues of threads that do not exist here have no owner;
- * what they published stays (postq.c point 3). */
-static void postqs_after_fork(struct orcu__slot *s)
-{
-	for (struct orcu__postq *q = orcu__load_relaxed(&s->postqs); q; q = q->next) {
-		bool ours = false;
-
-		for (int i = 0; i < orcu__tls.npostqs; i++)
-			ours |= orcu__tls.postqs[i] == q;
-		if (ours || !orcu__load_relaxed(&q->owned))
-			continue;
-		orcu__store_relaxed(&q->owned, 0);
-		orcu__fetch_sub_relaxed(&s->leader->postq_owners, 1);
-	}
-}
-
 /*
  * fork child (lifecycle, with every cb_lock still held): only the forking
  * thread exists.  Chains other threads had claimed go back in front of
@@ -857,7 +748,7 @@ void orcu__slots_after_fork_child(void)
 		lazy = orcu__mpsc_after_fork(&s->lazyq);
 		n = orcu__mpsc_after_fork(&s->newq) + lazy;
 		orcu__store_relaxed(&s->n_lazy, lazy);
-		postqs_after_fork(s);
+		orcu__postq_after_fork(s);
 		for (struct orcu_head *h = s->cbl.head; h; h = h->next)
 			n += h->func != orcu__barrier_cb;
 		/* The forking thread's own chain goes on here: its rest, and

@@ -190,7 +190,7 @@ static inline long orcu__slot_counted(struct orcu__slot *s)
 {
 	long n = orcu__load_acquire(&s->n_posted);
 
-	/* Pairs with the release push in orcu__slot_postq_claim(). */
+	/* Pairs with the release push in postq.c claim(). */
 	for (struct orcu__postq *q = orcu__load_acquire(&s->postqs); q; q = q->next)
 		n += (long)orcu__postq_published(q);
 	return n;
@@ -239,7 +239,6 @@ void orcu__slot_set_has_follower(struct orcu__slot *s, bool has);
 /* Lists */
 bool orcu__slot_has_new(struct orcu__slot *s);
 long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
-long orcu__slot_splice_new(struct orcu__slot *s, bool take_lazy);
 bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 			       unsigned long *first, unsigned long *last);
 void orcu__slot_entrain_marker(struct orcu__slot *s);
@@ -261,10 +260,6 @@ void orcu__slots_after_fork_child(void);
 /* fork: stop every other invoker between two callbacks, and let them go */
 void orcu__slots_fork_quiesce(void);
 void orcu__slots_fork_resume(bool child);
-/* Posting queues (point 7): a thread claims one on its slot, or gets NULL
- * when memory is short; it gives it back when it leaves the slot or exits. */
-struct orcu__postq *orcu__slot_postq_claim(struct orcu__slot *s);
-void orcu__slot_postq_release(struct orcu__postq *q);
 /* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
 /* False if the leader's thread does not exist (nothing was woken). */
 bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force);

@@ -122,84 +122,8 @@ static void flood_check(struct orcu__slot *s, long pend)
 		flood_delay(s, pend);
 }
 
-/* ------------------------------------------------------------------ */
-/* The thread's own posting queue (slot.c point 7) */
-
-/* A thread's queues go back to their slots when the thread exits. */
-static pthread_key_t postq_key;
-static pthread_once_t postq_key_once = PTHREAD_ONCE_INIT;
-static bool postq_key_ok;
-
-static void postq_thread_exit(void *arg)
-{
-	(void)arg;
-	orcu__tls.postq = NULL;
-	while (orcu__tls.npostqs > 0)
-		orcu__slot_postq_release(orcu__tls.postqs[--orcu__tls.npostqs]);
-}
-
-static void make_postq_key(void)
-{
-	postq_key_ok = pthread_key_create(&postq_key, postq_thread_exit) == 0;
-}
-
-/* Every head of q was taken into its slot's list. */
-static bool postq_drained(struct orcu__postq *q)
-{
-	/* Pairs with the release in orcu__postq_take(). */
-	return orcu__load_acquire(&q->taken) == orcu__load_relaxed(&q->posted);
-}
-
 /*
- * The queue this thread posts to on s, when its current one is on another
- * slot: one it owns there already, or a new claim; NULL means "post to the
- * shared queue".  *claimed says it is new.  A thread owns a queue on each
- * of the last few slots it posted to (a thread the scheduler moves between
- * CPUs finds its queue again), and gives one back only once every head in
- * it was taken into that slot's list: a head left behind could otherwise
- * be overtaken there by one it posts later, when it comes back.
- */
-static struct orcu__postq *postq_switch(struct orcu__slot *s, bool *claimed)
-{
-	struct orcu__tls *t = &orcu__tls;
-	struct orcu__postq *q;
-	int i;
-
-	for (i = 0; i < t->npostqs; i++)
-		if (t->postqs[i]->slot == s) {
-			t->postq = t->postqs[i];
-			*claimed = false;
-			return t->postq;
-		}
-	if (t->npostqs == ORCU__POSTQS_PER_THREAD) {
-		for (i = 0; i < t->npostqs && !postq_drained(t->postqs[i]); i++)
-			;
-		if (i == t->npostqs)
-			return NULL;
-		q = t->postqs[i];
-		t->postqs[i] = t->postqs[--t->npostqs];
-		if (t->postq == q)
-			t->postq = NULL;
-		orcu__slot_postq_release(q);
-	}
-	/* Any non-NULL value: the destructor gives back what we own.  Set
-	 * with the first queue; it stays set while we own one. */
-	if (t->npostqs == 0) {
-		pthread_once(&postq_key_once, make_postq_key);
-		if (!postq_key_ok || pthread_setspecific(postq_key, t))
-			return NULL;
-	}
-	q = orcu__slot_postq_claim(s);
-	if (!q)
-		return NULL;
-	t->postqs[t->npostqs++] = q;
-	t->postq = q;
-	*claimed = true;
-	return q;
-}
-
-/*
- * Point 7 of slot.c, the poster's half.  The post was a release store:
+ * postq.c point 4, the poster's half.  The post was a release store:
  * with membarrier() available the leader's barrier before it sleeps
  * stands in for our fence, except for the first post after a claim (the
  * leader may not count us yet).  A thread that sees the leader asleep
@@ -214,7 +138,7 @@ static void postq_posted(struct orcu__slot *s, unsigned long posted, bool claime
 	 * (nocb.c) after its seq_cst store of `sleep`.  Without the fence
 	 * the compiler barrier keeps the store of `posted` before the load
 	 * of `sleep` in the code as models/postq_wake.pml has them, and the
-	 * leader's membarrier() orders them on the CPU (slot.c point 7). */
+	 * leader's membarrier() orders them on the CPU (postq.c point 4). */
 	if (orcu__unlikely(claimed || !orcu__load_relaxed(&orcu__has_membarrier)))
 		orcu__fence_seq_cst();
 	else
@@ -237,13 +161,13 @@ static bool post_own(struct orcu__slot *s, struct orcu_head *h)
 	unsigned long posted;
 
 	if (orcu__unlikely(!q || q->slot != s)) {
-		q = postq_switch(s, &claimed);
+		q = orcu__postq_switch(s, &claimed);
 		if (!q)
 			return false;
 	}
 	/* Posted again while it is still the newest head of the queue: the
 	 * second call itself reports it. */
-	if (orcu__unlikely(h == q->newest) && !postq_drained(q))
+	if (orcu__unlikely(h == q->newest) && !orcu__postq_drained(q))
 		orcu__double_post_die(s, h, true);
 	posted = orcu__postq_push(q, h);
 	if (orcu__unlikely(!posted)) {
@@ -369,7 +293,9 @@ void orcu__flush_lazy_all(void)
 
 		if (!orcu__load_relaxed(&s->n_lazy))
 			continue;
-		orcu__slot_splice_new(s, true);
+		orcu__slot_lock(s);
+		orcu__slot_splice_new_locked(s, true);
+		orcu__slot_unlock(s);
 		orcu__count(lazy_flushes, 1);
 		orcu__nocb_wake_leader(s->leader, true);
 	}

@@ -129,7 +129,7 @@ static void fork_child(void)
 	orcu__registry_after_fork_child();
 	if (orcu__load_relaxed(&orcu__g.initialized)) {
 		orcu__slots_after_fork_child();
-		orcu__nocb_after_fork_child();
+		orcu__nocb_forget_all();
 	}
 	orcu__double_call_fork_child();
 	orcu__registry_unlock();
