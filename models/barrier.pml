@@ -1,6 +1,6 @@
 /*
  * barrier.pml -- orcu_barrier() versus slots without threads, served in
- * place (DESIGN.md 5.3, 5.4, 5.8; kernel commit d7e29933969e).
+ * place (docs/DESIGN.md 5.3, 5.4, 5.8; kernel commit d7e29933969e).
  *
  * 2 offloaded slots.  Slot 0 is online and attached from the start (its
  * leader runs; the barrier caller runs there).  Slot 1 may never come

@@ -1,5 +1,5 @@
 /*
- * leader_wake.pml -- orcu's no-CBs leader sleep/wake protocol (DESIGN.md 5.1, 5.2).
+ * leader_wake.pml -- orcu's no-CBs leader sleep/wake protocol (docs/DESIGN.md 5.1, 5.2).
  *
  * One group = 2 offloaded slots (slot 0 is the leader's own slot, slot 1 a
  * follower slot), NCB = 3 callbacks posted by application threads, possibly

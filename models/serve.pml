@@ -1,5 +1,5 @@
 /*
- * serve.pml -- the server rule (DESIGN.md 5.8, src/callbacks/serve.c): callbacks never
+ * serve.pml -- the server rule (docs/DESIGN.md 5.8, src/callbacks/serve.c): callbacks never
  * move between slots; whoever serves a slot scans and invokes it in place.
  *
  * 2 slots, each in its own group.  Slot 0 is attached from the start: its
