@@ -7,14 +7,15 @@ include(${CMAKE_CURRENT_SOURCE_DIR}/torture.cmake)
 # test_fork_child_barrier_offline_offloaded's, test_fork_mid_callback's,
 # test_fork_blocked_callback's, test_postq_fork's,
 # test_fork_in_stall_handler's, test_fork_in_callback_counts',
-# test_fork_from_offload_thread's, test_fork_child_sync_only_runs_inherited's
-# and test_callback_may_take_library_locks' children do the same (a child
-# that inherited callbacks starts its threads at its next grace period).
+# test_fork_from_offload_thread's and test_fork_child_sync_only_runs_inherited's
+# children do the same (a child that inherited callbacks starts its threads
+# at its next grace period); api/ gives test_callback_may_take_library_locks
+# the same option.
 if(ORCU_SANITIZE MATCHES "thread")
   foreach(t test_fork test_fork_child_barrier_offline_offloaded test_fork_mid_callback
       test_fork_blocked_callback test_postq_fork
       test_fork_in_stall_handler test_fork_in_callback_counts test_fork_from_offload_thread
-      test_fork_child_sync_only_runs_inherited test_callback_may_take_library_locks)
+      test_fork_child_sync_only_runs_inherited)
     set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "TSAN_OPTIONS=die_after_fork=0")
   endforeach()
 endif()
