@@ -1,37 +1,6 @@
 # orcu-torture quick matrix and stress runs.
 include(${CMAKE_CURRENT_SOURCE_DIR}/torture.cmake)
 
-# test_fork forks a multi-threaded process and the child starts threads
-# again (orcu's machinery restarts there): ThreadSanitizer refuses that by
-# default.  Let it continue, so the fork path is still checked under tsan.
-# test_fork_child_barrier_offline_offloaded's, test_fork_mid_callback's,
-# test_fork_blocked_callback's, test_postq_fork's,
-# test_fork_in_stall_handler's, test_fork_in_callback_counts',
-# test_fork_from_offload_thread's and test_fork_child_sync_only_runs_inherited's
-# children do the same (a child that inherited callbacks starts its threads
-# at its next grace period); api/ gives test_callback_may_take_library_locks
-# the same option.
-if(ORCU_SANITIZE MATCHES "thread")
-  foreach(t test_fork test_fork_child_barrier_offline_offloaded test_fork_mid_callback
-      test_fork_blocked_callback test_postq_fork
-      test_fork_in_stall_handler test_fork_in_callback_counts test_fork_from_offload_thread
-      test_fork_child_sync_only_runs_inherited)
-    set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "TSAN_OPTIONS=die_after_fork=0")
-  endforeach()
-endif()
-
-# AddressSanitizer (gcc 12's runtime) does not lock its allocator around
-# fork(): a child forked while a parent thread is inside the allocator
-# inherits its lock held, and every thread the child starts hangs in the
-# runtime (seen with gdb: AsanThread::Init -> free -> Quarantine::Put), not
-# in orcu.  Turning the quarantine off made it rarer, not impossible (a CI
-# run still hung a child at its first thread start), so this test, whose
-# children start threads while the parent's threads churn the allocator,
-# runs in the normal and ThreadSanitizer builds only.
-if(ORCU_SANITIZE MATCHES "address")
-  set_tests_properties(test_fork_child_barrier_offline_offloaded PROPERTIES DISABLED TRUE)
-endif()
-
 # The public header must compile cleanly under clang too (the library and
 # the tests are built with gcc): a program outside this tree may use either.
 find_program(ORCU_CLANG clang)
