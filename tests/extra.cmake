@@ -61,13 +61,3 @@ if(ORCU_CLANG)
     ${CMAKE_CURRENT_SOURCE_DIR}/header_ilp32.c)
   set_tests_properties(header_ilp32 PROPERTIES LABELS quick)
 endif()
-
-# The allocation-failure tests interpose malloc and friends
-# (tests/support/fail_alloc.c): linked into them alone, since every
-# allocation of a program that links it goes through there.
-foreach(t test_register_enomem_no_abort test_config_enomem_not_reconfigured
-    test_enomem_first_calls_degrade)
-  if(TARGET ${t})
-    target_sources(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support/fail_alloc.c)
-  endif()
-endforeach()
