@@ -1,5 +1,5 @@
 # torture.cmake - CTest entries that run tools/orcu-torture (included from
-# tests/extra.cmake).  Label quick: a covering matrix of short runs, each
+# tests/CMakeLists.txt).  Label quick: a covering matrix of short runs, each
 # (reader flavor, ORCU_NOCBS) pair once and every flavor with hotplug on and
 # off, one 4096-slot topology, and the busted flavor, which must be caught.
 # Label stress: longer runs with everything on.  Seeds are random and
