@@ -1,5 +1,5 @@
 # torture.cmake - CTest entries that run tools/orcu-torture (included from
-# tests/extra.cmake).  Label quick: a covering matrix of short runs, each
+# tests/CMakeLists.txt).  Label quick: a covering matrix of short runs, each
 # (reader flavor, ORCU_NOCBS) pair once and every flavor with hotplug on and
 # off, one 4096-slot topology, and the busted flavor, which must be caught.
 # Label stress: longer runs with everything on.  Seeds are random and
@@ -39,7 +39,8 @@ orcu_torture(mixed_none_flood quick ${_q} ${_mixd} --cpus ${_torture_cpus}
 # not support starting threads in a child of a multi-threaded process, and
 # under AddressSanitizer a fork child hung once at its first thread start
 # (gcc 12's runtime does not lock its allocator around fork(); see
-# extra.cmake) in two CI runs; the fork regression tests still run there.
+# fork/CMakeLists.txt) in two CI runs; the fork regression tests still run
+# there.
 if(NOT ORCU_SANITIZE)
   orcu_torture(qsbr_none_flood_lazy_fork quick ${_q} --readers 1 --qsbr-readers 3
     --cpus ${_torture_cpus} --nocbs none --flood --fork --barrier-torture)

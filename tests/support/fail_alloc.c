@@ -1,8 +1,8 @@
 /*
  * fail_alloc.c - the interposed allocator behind fail_alloc.h.  Linked
- * only into the tests that ask for it (tests/extra.cmake), never into the
- * shared support library: every allocation of such a test goes through
- * here.  glibc exports its own allocator as __libc_malloc and friends, so
+ * only into the tests that ask for it (tests/degraded/CMakeLists.txt),
+ * never into the shared support library: every allocation of such a test
+ * goes through here.  glibc exports its own allocator as __libc_malloc and friends, so
  * nothing here calls dlsym() (which allocates) and free() stays glibc's.
  */
 #ifndef _GNU_SOURCE

@@ -20,11 +20,11 @@ if [ "$MODE" = swap ]; then
   # these runs check the ABI, the rest of the suite checks orcu's races.
   export TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}report_bugs=0
   for fl in memb qsbr; do
-    LD_LIBRARY_PATH="$L" "$B/tests/urcu/swap_prog_$fl" || fail "swap_prog_$fl on the shim: exit $?"
-    rc=0; "$B/tests/urcu/swap_prog_$fl" >/dev/null || rc=$?
+    LD_LIBRARY_PATH="$L" "$B/tests/compat/urcu/swap_prog_$fl" || fail "swap_prog_$fl on the shim: exit $?"
+    rc=0; "$B/tests/compat/urcu/swap_prog_$fl" >/dev/null || rc=$?
     [ $rc = 3 ] || fail "swap_prog_$fl on liburcu should say liburcu (3), got $rc"
   done
-  rc=0; err=$(LD_LIBRARY_PATH="$L" "$B/tests/urcu/swap_prog_lgpl" 2>&1) || rc=$?
+  rc=0; err=$(LD_LIBRARY_PATH="$L" "$B/tests/compat/urcu/swap_prog_lgpl" 2>&1) || rc=$?
   echo "swap_prog_lgpl: exit $rc: $err"
   [ $rc != 0 ] && grep -Eq "undefined symbol: urcu_memb_(reader|gp|has_sys_membarrier)" <<<"$err" ||
     fail "an _LGPL_SOURCE binary must fail to load on the shim, naming liburcu's data"
@@ -38,7 +38,8 @@ cflags="$(pkg-config --cflags liburcu) ${san[*]}"
 ldflags=$(pkg-config --libs-only-L --libs-only-other liburcu)
 cp -r /usr/share/doc/liburcu-dev/examples "$T/ex"
 dirs=(urcu-flavors list hlist wfcqueue wfstack lfstack rculfqueue rculfhash)
-# liburcu-cds is not built with ThreadSanitizer (tests/urcu/CMakeLists.txt).
+# liburcu-cds is not built with ThreadSanitizer
+# (tests/compat/urcu/CMakeLists.txt).
 [[ "$SAN" == *thread* ]] && dirs=(urcu-flavors list hlist wfcqueue wfstack)
 # Some examples never free their lists: their leaks, not the shim's.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
@@ -57,9 +58,9 @@ grep -q "urcu-shim/lib.*/liburcu.so.8" <<<"$deps" ||
 echo "examples: $n built with their own Makefiles through the shim, all ran"
 
 # kdig: no -lurcu, no -lorcu: the stubs are all it links.
-"$CC" $cflags "$S/tests/urcu/kdig_stub.c" -o "$T/kdig_stub"
+"$CC" $cflags "$S/tests/compat/urcu/kdig_stub.c" -o "$T/kdig_stub"
 "$T/kdig_stub"
-"$CC" $cflags "$S/tests/urcu/lgpl_shim.c" -o "$T/lgpl_shim" $(pkg-config --libs liburcu)
+"$CC" $cflags "$S/tests/compat/urcu/lgpl_shim.c" -o "$T/lgpl_shim" $(pkg-config --libs liburcu)
 "$T/lgpl_shim"
 real=$(pkg-config --variable=libdir liburcu-cds 2>/dev/null || dirname "$(ldconfig -p | grep -m1 liburcu.so.8 | sed 's/.*=> //')")
 rc=0; err=$(LD_LIBRARY_PATH="$real" "$T/lgpl_shim" 2>&1) || rc=$?
