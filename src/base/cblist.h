@@ -59,7 +59,7 @@ enum {
 
 /*
  * Invariants (checked by orcu__cblist_check: after every step in
- * tests/test_cblist.c, after advance/accelerate/entrain in ORCU_DEBUG builds):
+ * tests/unit/test_cblist.c, after advance/accelerate/entrain in ORCU_DEBUG builds):
  *  - tails[s] points at the ->next field of the last callback of segments
  *    0..s, or at &head if all of them are empty; so segment s is empty iff
  *    tails[s] == tails[s - 1] (or == &head for DONE);
