@@ -5,8 +5,8 @@
  * the head (whose cache line an invoker on another CPU last read) drain in
  * the background instead of stalling each post.  One consumer at a time,
  * whoever holds the slot's cb_lock, takes what was published.  Owns
- * struct orcu__postq and its segments; calls mpsc.c's report of a double
- * post and os.c.  Which thread owns which queue, and the wake-up that the
+ * struct orcu__postq and its segments; calls only mpsc.c's report of a
+ * double post.  Which thread owns which queue, and the wake-up that the
  * missing fence needs, are slot.c's and call.c's (slot.c point 7).
  *
  * Why the consumer sees every head once, in posting order.
