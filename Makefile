@@ -1,8 +1,10 @@
 # orcu - the two commands a new user runs, and the longer validation runs.
 #   make demo       install missing deps, build, then a short torture run and
 #                   the headline comparison
-#   make test       install missing deps, build and run the quick test suite
-#                   (what CI runs)
+#   make test       install missing deps, build and run the quick test suite,
+#                   then make check-structure (what CI runs)
+#   make check-structure  src/'s layering and Calls lines
+#                   (scripts/src-metrics.py --check; python3, universal-ctags)
 #   make test SANITIZE=address,undefined | SANITIZE=thread
 #   make torture    long torture matrix (DURATION=600 seconds by default)
 #   make models     Promela models with spin
@@ -26,7 +28,7 @@ TIMEOUT_MULT ?= 4
 endif
 comma := ,
 
-.PHONY: all deps build test demo torture models bench fuzz clean install
+.PHONY: all deps build test check-structure demo torture models bench fuzz clean install
 
 all: build
 
@@ -44,6 +46,12 @@ build: $(BUILD)/Makefile
 test: deps
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest -L quick --output-on-failure -j$(JOBS)
+	@$(MAKE) --no-print-directory check-structure
+
+# A folder of src/ uses only itself and the folders below it, with no
+# import cycle, and each file's Calls line names what it calls.
+check-structure:
+	python3 scripts/src-metrics.py --check
 
 demo: deps
 	@$(MAKE) --no-print-directory build

@@ -2,8 +2,8 @@
  * cblist.c - the segmented callback list (see cblist.h for the layout and
  * its invariants).  Every insertion goes through splice_after(), every
  * removal from the front through cut_front(), so the tail-pointer
- * bookkeeping lives in exactly two places.  Calls only seq.h, and
- * orcu__double_post_die() when a head shows up twice.
+ * bookkeeping lives in exactly two places.  Calls seq.h's inlines and
+ * only mpsc.c's orcu__double_post_die(), when a head shows up twice.
  */
 #include "cblist.h"
 

@@ -1,6 +1,6 @@
 /*
  * cpulist.c - strict parsers and the formatter for orcu's configuration
- * strings (cpulists, ORCU_CPUS, numeric knobs).  Owns no state and calls
+ * strings (cpulists, ORCU_CPUS, numeric knobs).  Owns no state.  Calls
  * only libc; config.c calls in here.  Strict because a typo
  * in an environment variable must be reported, never half-applied: each
  * parser validates the whole text before it writes any output.

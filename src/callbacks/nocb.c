@@ -4,7 +4,8 @@
  * spawning (only for online slots), the leader's sleep/wake protocol,
  * polling mode, takeover of inline slots, the adopter's in-place service
  * of slots without threads.  Calls slot.c to invoke and wake, gp.c to
- * request grace periods, cblist.c, mpsc.c, config.c for the thread cap,
+ * request grace periods, registry.c for membarrier() before a sleep,
+ * cblist.c, mpsc.c, config.c for the thread cap, delay.c (debug hooks)
  * and os.c.  serve.c tells it each GP end (orcu__nocb_gp_done()).
  *
  * Why no callback is left behind.

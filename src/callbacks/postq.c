@@ -6,8 +6,8 @@
  * another CPU last read) drain in the background instead of stalling each
  * post.  One consumer at a time, whoever holds the slot's cb_lock, takes
  * what was published.  Owns struct orcu__postq, its segments and their
- * ownership; calls mpsc.c's report of a double post and os.c.  call.c
- * posts (point 4's poster half), slot.c takes (orcu__slot_splice_new_locked()).
+ * ownership.  Calls only mpsc.c's report of a double post.  Used by
+ * call.c, the poster, and slot.c, the taker.
  *
  * Why the consumer sees every head once, in posting order.
  *  1. A queue is a chain of segments of ORCU__PSEG_N entries; a segment

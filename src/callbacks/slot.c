@@ -4,8 +4,10 @@
  * callbacks (one invoker at a time, in FIFO order, with no lock held while
  * user code runs), repairing slots in a fork child, and the waking side of
  * nocb.c's sleep protocol.  Callbacks never leave the slot they were
- * posted to.  Calls registry.c (qsbr context), cblist.c, mpsc.c,
- * postcheck.c (forget) and os.c.
+ * posted to.  Calls cblist.c, mpsc.c, postq.c (take), postcheck.c
+ * (forget), os.c, and up a layer barrier.c (orcu__barrier_cb, the
+ * marker's function: set and compared here, called as a callback).
+ * Reads registry.c's reader record (qsbr context).
  *
  * Why each callback runs once, in order, and none is lost.
  *  1. Callbacks enter the list, are tagged, advanced and taken only

@@ -3,7 +3,7 @@
  * orcu_thread_is_online() and the out-of-line halves of the liburcu
  * compatibility header (registration that must not return an error, and
  * defer_rcu).  Reads the calling thread's reader record; calls only public
- * entry points and orcu__die.
+ * entry points (entry.c, call.c) and os.c's orcu__die.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,7 +1,7 @@
 /*
  * gp.c - the grace-period engine: who runs a GP (the GP thread, or any
  * thread that must wait for one), the request protocol, orcu_synchronize*,
- * and the polled API.  Calls registry.c for the reader wait and os.c;
+ * and the polled API.  Calls registry.c for the reader wait, delay.c (debug hooks) and os.c;
  * tells the server rule (serve.c) each GP end, and the GP thread's turn to
  * serve slots without threads or retry missing threads, through
  * orcu__gp_hook, the one call up the layers.

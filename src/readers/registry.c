@@ -297,7 +297,11 @@ void orcu__registry_read_lock_slow(void)
 		 * leaves 0 after its unlock: outside too. */
 		orcu__memb_unpark();
 		orcu__store_relaxed(&r->ctr, ORCU__MEMB_IDLE);
-		orcu_read_lock();
+		/* orcu_read_lock()'s outermost lock, written out: the public
+		 * inline's slow path is entry.c's, above this layer.  Release:
+		 * pairs with the acquire scan (point 3). */
+		orcu__store_release(&r->ctr, orcu__load_relaxed(&orcu__gp_ctr));
+		orcu__mb_slave();
 		return;
 	}
 	/* qsbr thread in shared code: count nesting only (no GP cost). */

@@ -3,7 +3,7 @@
  * posted before the call has been invoked.  Calls slot.c to entrain
  * markers, serve.c to wake a slot's server and to serve while waiting,
  * gp.c (no batch window while a barrier waits), registry.c for the
- * caller's checks, and os.c.
+ * caller's checks, entry.c to start, delay.c (debug hooks) and os.c.
  *
  * Why it is right.  A slot's callbacks never leave it and are invoked in
  * posting order (one invoker at a time, FIFO list), so one marker

@@ -6,7 +6,7 @@
  * (a thread's own queue) and mpsc.c (the shared ones) to enqueue, slot.c
  * to claim queues and wake a leader, serve.c for slots without threads
  * (and to start the library), postcheck.c,
- * registry.c for the caller's checks, and os.c.
+ * registry.c for the caller's checks, delay.c (debug hooks) and os.c.
  *
  * orcu_call() never waits for callbacks to make progress: its caller may
  * hold a lock that its callbacks take (as with the kernel's and liburcu's

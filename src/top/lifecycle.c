@@ -1,10 +1,10 @@
 /*
  * lifecycle.c - the end of the library's lifetime and its copies:
- * orcu_shutdown() and fork.  The top of the library, the only module that
- * calls every other: serve.c to have it running and to serve what is
- * left, then the stop and after-fork entry points of gp.c, nocb.c,
- * slot.c, registry.c, barrier.c and postcheck.c, and os.c.  Nothing
- * calls it.
+ * orcu_shutdown() and fork.  The top of the engine.  Calls serve.c to
+ * have it running and to serve what is left, entry.c to start and to
+ * bring a qsbr caller back online, then the stop and after-fork entry
+ * points of gp.c, nocb.c, slot.c, registry.c, barrier.c and postcheck.c,
+ * and os.c.  Nothing calls it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

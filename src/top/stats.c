@@ -2,7 +2,7 @@
  * stats.c - orcu_get_stats() and orcu_slot_pending(): a snapshot summed
  * from the relaxed counters the other modules keep (orcu__cnt and the
  * per-slot counters).  Reads only; never blocks the engine.  Calls gp.c
- * for the GP thread's CPU time.
+ * for the GP thread's CPU time and os.c to set the stall handler.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -2,7 +2,7 @@
  * urcu_abi/common.c - the flavour-independent half of the liburcu ABI 8
  * shim: the rcu_*_sym pointer helpers liburcu exports from every flavour
  * library, and call_rcu_data handles mapped onto orcu's offloading.
- * Calls only orcu's public API.
+ * Calls only orcu's public API (entry.c).
  *
  * call_rcu_data: liburcu runs callbacks on worker threads a program may
  * create, name, pin and join.  orcu runs every CPU slot's callbacks on its

@@ -6,7 +6,9 @@
  * Its data (urcu_memb_reader, urcu_memb_gp, urcu_memb_has_sys_membarrier)
  * is not defined: a binary built with liburcu's inline read side fails
  * to load, naming the symbol, instead of running with a read side orcu
- * cannot see.  urcu_memb_flavor is, for rculfhash.
+ * cannot see.  urcu_memb_flavor is, for rculfhash.  Calls orcu's public
+ * API (entry.c, registry.c, gp.c, call.c, barrier.c), compat.c's helpers
+ * and common.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -6,7 +6,9 @@
  * Its data (urcu_qsbr_reader, urcu_qsbr_gp)
  * is not defined: a binary built with liburcu's inline read side fails
  * to load, naming the symbol, instead of running with a read side orcu
- * cannot see.  urcu_qsbr_flavor is, for rculfhash.
+ * cannot see.  urcu_qsbr_flavor is, for rculfhash.  Calls orcu's public
+ * API (entry.c, registry.c, gp.c, call.c, barrier.c), compat.c's helpers
+ * and common.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
