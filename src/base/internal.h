@@ -268,6 +268,7 @@ struct orcu__counters {
 		poster_waits, poster_overruns, lazy_flushes, stalls_reported,
 		gp_thread_cpu_ns, takeovers,
 		gp_wait_slices,   /* a GP's sleep on readers that ran out (registry.c) */
+		gp_wait_missed,   /* ... and then no reader held: a lost wake-up */
 		gp_wait_arms,     /* the reader wait armed its wake (and fenced) */
 		gp_membarriers;   /* membarrier() paid by a GP's reader wait (registry.c) */
 };

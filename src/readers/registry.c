@@ -674,6 +674,7 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 	unsigned spins = expedited ? 10 * WAIT_SPINS : WAIT_SPINS;
 	unsigned long cur = orcu__load_relaxed(&orcu__gp_ctr);
 	int armed = ARM_NONE;
+	bool ran_out = false;
 
 	for (unsigned iter = 0;; iter++) {
 		uint32_t ticket;
@@ -682,6 +683,12 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 
 		held = scan_held(pass, cur, want_q, armed != ARM_NONE, gp_start_ns,
 				 next_report_ns);
+		/* A slice ran out, and nobody holds now: a reader left without
+		 * waking us (a lost wake-up, which the tests count; a slice
+		 * that runs out on a reader still holding, preempted on a
+		 * loaded machine say, is not one). */
+		if (!held && ran_out)
+			orcu__count(gp_wait_missed, 1);
 		if (!held)
 			break;
 		if (iter < spins) {
@@ -706,9 +713,12 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 			WAIT_SLICE_NOMB_NS : WAIT_SLICE_NS;
 		/* Readers leaving their sections wake us; none waits for us. */
 		ticket = orcu__event_prepare(&gp_wait_event);
+		ran_out = false;
 		if (!orcu__load_relaxed(&orcu__gp_wait))
 			orcu__event_cancel(&gp_wait_event);
 		else if (orcu__event_wait(&gp_wait_event, ticket, slice) == -ETIMEDOUT)
+			ran_out = true;
+		if (ran_out)
 			orcu__count(gp_wait_slices, 1);
 		/* Still 1: nobody consumed our flag, the barrier still holds.
 		 * 0: a reader woke us; re-arm (with a new barrier) if needed.

@@ -5,9 +5,10 @@
  * orcu_thread_offline() wakes it.  The waiting call used to store its
  * offline state without the fence and the check of the GP's wake flag:
  * the GP slept out its 100 ms time slice instead (every round took ~80
- * ms).  Counted, not timed: the reader wait's slices that run out
- * (orcu__cnt.gp_wait_slices) stay unchanged from the moment the thread
- * goes offline to the end of the GP that slept on it.
+ * ms).  Counted, not timed: the reader wait's slices that run out with
+ * no reader holding after (orcu__cnt.gp_wait_missed, lost wake-ups) stay
+ * unchanged from the moment the thread goes offline to the end of the GP
+ * that slept on it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -28,7 +29,7 @@ static void *other_sync(void *arg)
 
 static uint64_t slices(void)
 {
-	return orcu__load_relaxed(&orcu__cnt.gp_wait_slices);
+	return orcu__load_relaxed(&orcu__cnt.gp_wait_missed);
 }
 
 int main(void)

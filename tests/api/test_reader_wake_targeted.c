@@ -67,7 +67,7 @@ int main(void)
 	/* The GP waits for the holder, armed. */
 	CHECK_WAIT_UNTIL(orcu__load_relaxed(&orcu__gp_wait) == 1, 30);
 	arms0 = orcu__load_relaxed(&orcu__cnt.gp_wait_arms);
-	slices0 = orcu__load_relaxed(&orcu__cnt.gp_wait_slices);
+	slices0 = orcu__load_relaxed(&orcu__cnt.gp_wait_missed);
 	busy0 = atomic_load(&busy_sections);
 	CHECK_WAIT_UNTIL(atomic_load(&busy_sections) > busy0 + 100000, 30);
 	arms1 = orcu__load_relaxed(&orcu__cnt.gp_wait_arms);
@@ -77,10 +77,10 @@ int main(void)
 	CHECK_EQ(pthread_join(h, NULL), 0);
 	CHECK_EQ(pthread_join(b, NULL), 0);
 	printf("%ld sections of the GP's own phase while it waited: %llu armings; "
-	       "%llu sleep slices ran out\n", atomic_load(&busy_sections) - busy0,
+	       "%llu lost wake-ups\n", atomic_load(&busy_sections) - busy0,
 	       (unsigned long long)(arms1 - arms0),
-	       (unsigned long long)(orcu__load_relaxed(&orcu__cnt.gp_wait_slices) - slices0));
+	       (unsigned long long)(orcu__load_relaxed(&orcu__cnt.gp_wait_missed) - slices0));
 	CHECK_LE(arms1 - arms0, 2);
-	CHECK_EQ(orcu__load_relaxed(&orcu__cnt.gp_wait_slices) - slices0, 0);
+	CHECK_EQ(orcu__load_relaxed(&orcu__cnt.gp_wait_missed) - slices0, 0);
 	TEST_PASS("test_reader_wake_targeted");
 }
