@@ -60,7 +60,7 @@
  *
  * Proctype  <->  C it mirrors
  *   poster   call_fast() / post_own() / orcu__postq_switch() / postq_posted()
- *            (src/top/call.c), orcu__postq_push() (src/base/internal.h),
+ *            (src/top/call.c), orcu__postq_push() (src/callbacks/postq.h),
  *            claim() / give_up() / thread_exit() (src/callbacks/postq.c)
  *   cpu      the poster's CPU: store buffer drain; membarrier()'s IPI
  *   leader   leader_main() / leader_sleep() (src/callbacks/nocb.c): the scan takes

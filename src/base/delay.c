@@ -9,7 +9,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "delay.h"
 #include "orcu/debug.h"
 
 #include <dirent.h>

@@ -49,7 +49,7 @@
 
 #include "atomics.h"
 
-/* The OS layer's futex calls (also declared in internal.h). */
+/* The OS layer's futex calls (also declared in os.h). */
 int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns);
 void orcu__futex_wake(void *addr, int n);
 

@@ -19,7 +19,10 @@
  * (a head re-posted after later callbacks) is caught only by the full
  * check of ORCU_CHECK_CALLS=1.
  */
-#include "internal.h"
+#include "os.h"
+#include "cblist.h"
+#include "mpsc.h"
+#include "slot.h"      /* a layer up: orcu__double_post_die() names the slot */
 
 void orcu__mpsc_init(struct orcu__mpsc *q)
 {

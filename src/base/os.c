@@ -8,7 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
 #include "cpulist.h"
 
 #include <errno.h>

@@ -4,7 +4,9 @@
  * on one already there), slot.c removes it before invoking it, lifecycle.c
  * takes its lock around fork.  Calls config.c only (ORCU_CHECK_CALLS).
  */
-#include "internal.h"
+#include "os.h"
+#include "config.h"
+#include "postcheck.h"
 
 #include <search.h>
 

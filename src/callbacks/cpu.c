@@ -13,7 +13,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "cpu.h"
+#include "nocb.h"
+#include "slot.h"
 #include "cpulist.h"
 
 #include <errno.h>

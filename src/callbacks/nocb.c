@@ -50,7 +50,17 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "cblist.h"
+#include "config.h"
+#include "delay.h"
+#include "event.h"
+#include "mpsc.h"
+#include "seq.h"
+#include "gp.h"
+#include "registry.h"
+#include "nocb.h"
+#include "slot.h"
 #include "trace.h"
 
 #include <string.h>

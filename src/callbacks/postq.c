@@ -60,7 +60,11 @@
  *     In a fork child the queues of threads that do not exist lose their
  *     owner; what they published stays (point 3).
  */
-#include "internal.h"
+#include "os.h"
+#include "cblist.h"
+#include "nocb.h"
+#include "postq.h"
+#include "slot.h"
 
 #include <string.h>
 

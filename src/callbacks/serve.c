@@ -36,7 +36,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "gp.h"
+#include "registry.h"
+#include "cpu.h"
+#include "nocb.h"
+#include "serve.h"
+#include "slot.h"
 
 #include <errno.h>
 

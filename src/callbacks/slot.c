@@ -63,7 +63,15 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "cblist.h"
+#include "event.h"
+#include "mpsc.h"
+#include "postcheck.h"
+#include "seq.h"
+#include "nocb.h"
+#include "postq.h"
+#include "slot.h"
 #include "trace.h"
 
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /*
- * slot.h - one CPU slot: its record, its lock and its named states.
- * Included by internal.h (after the records it uses); the operations are
- * in slot.c.  Nothing here is part of the public API.
+ * slot.h - the interface of slot.c: one CPU slot, its record, its lock
+ * and its named states; the operations are in slot.c.  Nothing here is
+ * part of the public API.
  *
  * Lifecycle (orcu__slot.life, changed under orcu__g.lock):
  *
@@ -30,9 +30,11 @@
 #ifndef ORCU_SLOT_H
 #define ORCU_SLOT_H
 
-#ifndef ORCU_INTERNAL_H
-#error "slot.h is included by internal.h"
-#endif
+#include "os.h"
+#include "cblist.h"
+#include "event.h"
+#include "mpsc.h"
+#include "postq.h"
 
 enum orcu__slot_life {
 	ORCU__SLOT_NEVER_ONLINE,
@@ -216,6 +218,10 @@ static inline long orcu__slot_pending(struct orcu__slot *s)
 		posted = again;
 	}
 }
+
+/* The function of every slot's barrier marker, defined by barrier.c (the
+ * layer above): slot.c sets it and tells markers from callbacks by it. */
+void orcu__barrier_cb(struct orcu_head *h);
 
 /* The slot whose barrier marker h is. */
 static inline struct orcu__slot *orcu__marker_slot(struct orcu_head *h)

@@ -57,7 +57,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "delay.h"
+#include "event.h"
+#include "seq.h"
+#include "gp.h"
+#include "registry.h"
 #include "orcu/debug.h"
 #include "trace.h"
 

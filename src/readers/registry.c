@@ -46,7 +46,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "config.h"
+#include "event.h"
+#include "gp.h"
+#include "registry.h"
 
 #include <errno.h>
 #include <linux/membarrier.h>

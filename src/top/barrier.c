@@ -30,7 +30,16 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "delay.h"
+#include "event.h"
+#include "seq.h"
+#include "gp.h"
+#include "registry.h"
+#include "serve.h"
+#include "slot.h"
+#include "barrier.h"
+#include "entry.h"
 #include "trace.h"
 
 #include <errno.h>

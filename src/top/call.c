@@ -16,7 +16,20 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "cblist.h"
+#include "delay.h"
+#include "event.h"
+#include "mpsc.h"
+#include "postcheck.h"
+#include "registry.h"
+#include "cpu.h"
+#include "nocb.h"
+#include "postq.h"
+#include "serve.h"
+#include "slot.h"
+#include "call.h"
+#include "entry.h"
 #include "trace.h"
 
 #include <errno.h>

@@ -17,7 +17,14 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "config.h"
+#include "gp.h"
+#include "registry.h"
+#include "cpu.h"
+#include "serve.h"
+#include "slot.h"
+#include "entry.h"
 
 #include <errno.h>
 
@@ -108,7 +115,7 @@ int orcu__ensure_started_slow(void)
 
 /* ------------------------------------------------------------------ */
 /* Inline slots: an application thread at a quiescent point runs a batch
- * (orcu__inline_poll() in internal.h checks nr_inline first). */
+ * (orcu__inline_poll() in entry.h checks nr_inline first). */
 
 void orcu__inline_poll_slow(void)
 {

@@ -9,7 +9,15 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "postcheck.h"
+#include "gp.h"
+#include "registry.h"
+#include "nocb.h"
+#include "serve.h"
+#include "slot.h"
+#include "barrier.h"
+#include "entry.h"
 
 #include <errno.h>
 

@@ -7,7 +7,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "gp.h"
+#include "slot.h"
 
 #include <errno.h>
 #include <string.h>

@@ -16,7 +16,8 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
+#include "slot.h"
 
 static pthread_mutex_t table_lock;
 static atomic_int ran, ran_first, deadlocks, ran_elsewhere;

@@ -29,7 +29,7 @@
 #include <sched.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
 
 /* A failed check is counted and said; main fails at the end, so one run
  * shows every case that fails. */

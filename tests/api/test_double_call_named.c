@@ -27,7 +27,10 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
+#include "cblist.h"
+#include "mpsc.h"
+#include "slot.h"
 
 static struct orcu_head twice;
 

@@ -22,7 +22,7 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
 
 #define SYNCS 200
 

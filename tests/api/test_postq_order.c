@@ -20,7 +20,9 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
+#include "postq.h"
+#include "slot.h"
 
 #define NSLOTS 6
 #define NTHREADS 4

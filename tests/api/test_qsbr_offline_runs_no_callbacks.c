@@ -12,7 +12,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
+#include "slot.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -16,7 +16,7 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
 
 #define ROUNDS 5
 

@@ -15,7 +15,7 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
 
 static atomic_int stop, in_section, gp_done;
 static atomic_long busy_sections;

@@ -18,7 +18,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "os.h"
 #include <orcu/debug.h>
 
 #include <signal.h>

@@ -13,7 +13,8 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
+#include "config.h"
 
 static long default_cap(void)
 {

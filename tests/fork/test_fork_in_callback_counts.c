@@ -23,7 +23,7 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "delay.h"
 
 #define NA 10
 #define NB 10

@@ -22,7 +22,9 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
+#include "seq.h"
+#include "gp.h"
 
 static pid_t parent_pid;
 static pthread_t main_thread;

@@ -17,7 +17,10 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
+#include "nocb.h"
+#include "postq.h"
+#include "slot.h"
 
 #define NPOSTS 500
 #define POSTER_SLOT 1

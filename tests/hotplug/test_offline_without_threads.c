@@ -15,7 +15,7 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "os.h"
 
 #define N 200
 

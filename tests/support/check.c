@@ -3,7 +3,8 @@
  * orcu_test_support library.
  */
 #include "check.h"
-#include "internal.h"
+#include "os.h"
+#include "delay.h"
 
 #include <dlfcn.h>
 #include <sys/wait.h>

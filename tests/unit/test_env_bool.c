@@ -9,7 +9,7 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "config.h"
 
 struct bool_case {
 	const char *name, *value;   /* value NULL: unset */

@@ -19,7 +19,8 @@
 #include <orcu.h>
 
 #include "common_pipe.h"
-#include "internal.h"
+#include "postq.h"
+#include "slot.h"
 
 #define NHEADS 300000
 

@@ -1,0 +1,54 @@
+/*
+ * serve.h - the interface of serve.c, the server rule: who serves a slot
+ * without threads, the start and retry of the threads, and the safe
+ * point of an application thread.
+ */
+#ifndef ORCU_SERVE_H
+#define ORCU_SERVE_H
+
+#include "os.h"
+#include "gp.h"
+
+struct orcu__slot;
+
+/* serve.c: the server rule (who serves a slot without threads), the
+ * start and retry of the threads; above cpu.c and nocb.c. */
+int orcu__serve_start_locked(void); /* under orcu__g.lock: 0 or -EAGAIN */
+void orcu__retry(bool wait);       /* stopped: start; degraded: retry if due */
+bool orcu__serve_posted(void);   /* false: no leader runs */
+void orcu__serve_kick(struct orcu__slot *s);    /* s has work for its server */
+void orcu__serve_waited(void);     /* after an application thread's GP wait */
+void orcu__serve_gp_asked(void);   /* orcu_start_poll() and no GP thread */
+void orcu__serve_after_stop(void); /* orcu_shutdown(), threads joined */
+void orcu__serve_mark_pending(void);  /* fork child, late configuration */
+void orcu__serve_gp_event(enum orcu__gp_event ev, unsigned long seq); /* orcu__gp_hook */
+void orcu__safe_point_slow(void);
+
+/* Work no library thread serves (serve.c rule d), published by the
+ * caller and followed by a fence: leave it to a waiter or safe point.
+ * Relaxed: the caller's fence and the waiter's, after its exchange, pair. */
+static inline void orcu__unserved_raise(void)
+{
+	if (!orcu__load_relaxed(&orcu__g.unserved))
+		orcu__store_relaxed(&orcu__g.unserved, 1);
+}
+
+/* Threads are missing, or work waits for a waiter (serve.c): two relaxed
+ * loads of words nobody writes while the threads run. */
+static inline bool orcu__serve_wanted(void)
+{
+	return orcu__unlikely(orcu__load_relaxed(&orcu__g.unserved) |
+			      orcu__load_relaxed(&orcu__g.degraded));
+}
+
+/* An application thread's safe point (orcu_quiescent_state(),
+ * orcu_thread_online/offline()): when no library thread could serve
+ * them, it serves slots without threads and the GPs asked for, and
+ * retries missing threads (serve.c rule d). */
+static inline void orcu__safe_point(void)
+{
+	if (orcu__serve_wanted())
+		orcu__safe_point_slow();
+}
+
+#endif

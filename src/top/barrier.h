@@ -1,0 +1,17 @@
+/*
+ * barrier.h - the interface of barrier.c: the timed barrier and the
+ * barrier's fork handlers.  The markers' function, orcu__barrier_cb(),
+ * is declared in slot.h, where slot.c, a layer below, uses it.
+ */
+#ifndef ORCU_BARRIER_H
+#define ORCU_BARRIER_H
+
+#include "os.h"
+
+/* barrier.c */
+int orcu__barrier_timed(int64_t deadline_ns);
+void orcu__barrier_fork_prepare(void);
+void orcu__barrier_fork_parent(void);
+void orcu__barrier_fork_child(void);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * entry.h - the interface of entry.c: first use (configure, start) and an
+ * application thread's quiescent point.
+ */
+#ifndef ORCU_ENTRY_H
+#define ORCU_ENTRY_H
+
+#include "os.h"
+#include "serve.h"
+
+/* entry.c: first use (configure) and the quiescent-point inline polls. */
+int orcu__ensure_init(void);       /* slots exist (no threads): 0 or -ENOMEM */
+int orcu__ensure_started_slow(void);
+void orcu__inline_poll_slow(void);
+
+/* The GP thread and the slots' threads exist (or were tried): 0, or
+ * -EAGAIN.  Pairs with the release store of `started` in start_locked(). */
+static inline int orcu__ensure_started(void)
+{
+	if (orcu__likely(orcu__load_acquire(&orcu__g.started)))
+		return 0;
+	return orcu__ensure_started_slow();
+}
+
+/* An application thread at a quiescent point runs its inline slot's ready
+ * callbacks (a batch).  Nothing to do while every slot is offloaded. */
+static inline void orcu__inline_poll(void)
+{
+	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.nr_inline)))
+		orcu__inline_poll_slow();
+}
+
+/* What an application thread does for orcu at each of its quiescent
+ * points (orcu_quiescent_state(), orcu_thread_online/offline()): inline
+ * callbacks, then the safe point's work. */
+static inline void orcu__quiescent_point(void)
+{
+	orcu__inline_poll();
+	orcu__safe_point();
+}
+
+#endif
