@@ -5,6 +5,69 @@
  * bring a qsbr caller back online, then the stop and after-fork entry
  * points of gp.c, nocb.c, slot.c, registry.c, barrier.c and postcheck.c,
  * and os.c.  Nothing calls it.
+ *
+ * fork, in one place: the table fork_steps, one row per lock taken or
+ * state repaired, {name, prepare, parent, child}; the atfork handlers
+ * walk it, prepare top down, parent and child bottom up, and the modules
+ * offer only the steps.
+ *  1. Prepare order.  First every other invoker stops between two
+ *     callbacks (slot.c point 5: the child holds no callback half-run,
+ *     and puts back what they had not run), then the locks, in order:
+ *     barrier_lock, orcu__g.lock, every cb_lock (in slot order),
+ *     registry_lock, the double-post set's, the stall handler's.  None of
+ *     them is ever held across user code, and none is held while the
+ *     invokers are waited for, so a fork from inside a callback, or
+ *     against a callback that takes one of them, cannot deadlock here.
+ *  2. The parent releases the locks in reverse order, then lets the
+ *     invokers go on.
+ *  3. The child.  Only this thread survives: forget the others, keep
+ *     every callback.  It holds every lock prepare took and releases
+ *     them in reverse order (unlocking, not re-initialising a held mutex,
+ *     which is undefined and leaves ThreadSanitizer believing they are
+ *     held).  A repair is a row with a child step only, below the locks
+ *     it runs under, so it runs before they are released.  Bottom up,
+ *     what each module repairs:
+ *     - os.c: the stall handler's lock only, released first;
+ *     - registry.c: drops the records of the threads that do not exist
+ *       here and resets the event the GP owner slept on for readers
+ *       (under registry_lock);
+ *     - slot.c, postq.c and nocb.c, once the slots exist: the chains
+ *       other threads had claimed go back in front of DONE, each slot's
+ *       pending count is recounted from what it holds (slot.c point 5),
+ *       the posting queues of threads that are gone lose their owner
+ *       (postq.c point 7), and no leader or follower exists (under
+ *       orcu__g.lock and every cb_lock);
+ *     - postcheck.c: its lock only;
+ *     - gp.c: no GP thread, and no GP owner but this thread if it
+ *       forked from its stall handler (gp.c point 1);
+ *     - lifecycle.c: the thread counts, and this thread's retirement
+ *       (point 5);
+ *     - serve.c: callbacks the child inherited start its threads at its
+ *       next GP, safe point or post (serve.c point 4); it reads the
+ *       slots, so it comes after the cb_locks, under orcu__g.lock;
+ *     - barrier.c: its lock only; markers already entrained are
+ *       inherited with the lists and still end their barrier;
+ *     - slot.c: no fork pending, nobody parked.
+ *     The library's threads start again on first use, not here: a child
+ *     that only execs never pays for them.
+ *  4. The bounds.  The wait for the invokers is bounded (one second,
+ *     slot.c point 5): a callback may wait for something the forking
+ *     thread holds, such as a lock its own atfork handler took before
+ *     ours ran; the child then resumes after that callback, neither
+ *     finished nor run again there (one warning per process).  No lock
+ *     is held across user code (point 1), so every other step waits at
+ *     most for the library's own sections.  Several threads may fork at
+ *     once: slot.c counts the forks in progress, and the forks take the
+ *     locks in turn.
+ *  5. Retired threads.  This thread, if it is a library thread (it
+ *     forked from a callback or a stall handler), still runs in the
+ *     child, and counts itself out when it ends.  Its records now
+ *     describe the threads the child will start: it finishes what it
+ *     runs and ends, detached (orcu__tls.retired: leader_main(),
+ *     follower_main(), gp.c point 1).
+ *  6. The handlers are registered once, by a constructor, before any
+ *     rculfhash table can register its own (urcu_flavor.c counts on that
+ *     order).  os.c keeps this file in a static link (os.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,7 +85,7 @@
 #include <errno.h>
 
 /* ------------------------------------------------------------------ */
-/* Shutdown and fork */
+/* Shutdown */
 
 /*
  * Drain, then stop every library thread.  The threads are joined without
@@ -89,76 +152,107 @@ int orcu_shutdown(void)
 	return ret;
 }
 
-/*
- * fork.  First every other invoker stops between two callbacks (slot.c
- * point 5: the child holds no callback half-run, and puts back what they
- * had not run), then the locks, in order: barrier_lock, orcu__g.lock,
- * every cb_lock, registry, the double-post set, the stall handler's.  None of them is ever held
- * across user code, and none is held while the invokers are waited for,
- * so a fork from inside a callback, or against a callback that takes one
- * of them, cannot deadlock here.
- */
-static void fork_prepare(void)
-{
-	orcu__slots_fork_quiesce();
-	orcu__barrier_fork_prepare();
-	pthread_mutex_lock(&orcu__g.lock);
-	orcu__slots_lock_all();
-	orcu__registry_lock();
-	orcu__double_call_fork_prepare();
-	orcu__stall_hook_fork_lock(true);
-}
+/* ------------------------------------------------------------------ */
+/* fork: the steps (points 1 to 5) */
 
-static void unlock_slots(void)
+static void invokers_resume_parent(void)
 {
-	orcu__slots_unlock_all();
-}
-
-static void fork_parent(void)
-{
-	orcu__stall_hook_fork_lock(false);
-	orcu__double_call_fork_parent();
-	orcu__registry_unlock();
-	unlock_slots();
-	pthread_mutex_unlock(&orcu__g.lock);
-	orcu__barrier_fork_parent();
 	orcu__slots_fork_resume(false);
 }
 
-static void fork_child(void)
+static void invokers_resume_child(void)
 {
-	/* Only this thread survives: forget the others, keep every callback.
-	 * This thread holds every lock fork_prepare took: release them in
-	 * reverse order (unlocking, not re-initialising a held mutex, which
-	 * is undefined and leaves ThreadSanitizer believing they are held).
-	 * The library's threads start again on first use, not here: a child
-	 * that only execs never pays for them. */
-	orcu__stall_hook_fork_lock(false);
-	orcu__registry_after_fork_child();
+	orcu__slots_fork_resume(true);
+}
+
+static void global_lock(void)
+{
+	pthread_mutex_lock(&orcu__g.lock);
+}
+
+static void global_unlock(void)
+{
+	pthread_mutex_unlock(&orcu__g.lock);
+}
+
+/* Point 5: this thread counts itself out when it ends, if it is a
+ * library thread; its records now describe the threads the child will
+ * start. */
+static void retire_threads(void)
+{
+	orcu__store_relaxed(&orcu__g.threads_alive, orcu__tls.library_thread ? 1 : 0);
+	orcu__tls.retired = orcu__tls.library_thread;
+	orcu__store_relaxed(&orcu__g.started, 0);
+	orcu__store_relaxed(&orcu__g.stopping, 0);
+}
+
+static void slots_repair(void)
+{
 	if (orcu__load_relaxed(&orcu__g.initialized)) {
 		orcu__slots_after_fork_child();
 		orcu__nocb_forget_all();
 	}
-	orcu__double_call_fork_child();
-	orcu__registry_unlock();
-	unlock_slots();
-	orcu__gp_after_fork_child();
-	/* This thread, if it is a library thread (it forked from a callback
-	 * or a stall handler), still runs here, and counts itself out when it
-	 * ends. */
-	orcu__store_relaxed(&orcu__g.threads_alive, orcu__tls.library_thread ? 1 : 0);
-	/* Its records now describe the threads the child will start: it
-	 * finishes what it runs and ends (leader_main(), follower_main(),
-	 * gp.c point 1). */
-	orcu__tls.retired = orcu__tls.library_thread;
-	orcu__store_relaxed(&orcu__g.started, 0);
-	orcu__store_relaxed(&orcu__g.stopping, 0);
-	/* Callbacks the child inherited start its threads at its next GP,
-	 * safe point or post (serve.c point 4). */
-	orcu__serve_mark_pending();
-	pthread_mutex_unlock(&orcu__g.lock);
-	orcu__barrier_fork_child();
-	orcu__slots_fork_resume(true);
+}
+
+static void stall_hook_lock(void)
+{
+	orcu__stall_hook_fork_lock(true);
+}
+
+static void stall_hook_unlock(void)
+{
+	orcu__stall_hook_fork_lock(false);
+}
+
+struct fork_step {
+	const char *name;
+	void (*prepare)(void);   /* NULL: a repair (child only) */
+	void (*parent)(void);
+	void (*child)(void);
+};
+
+/* In prepare order; parent and child run it bottom up. */
+static const struct fork_step fork_steps[] = {
+	{ "invokers", orcu__slots_fork_quiesce,
+	  invokers_resume_parent, invokers_resume_child },
+	{ "barrier_lock", orcu__barrier_fork_prepare,
+	  orcu__barrier_fork_parent, orcu__barrier_fork_child },
+	{ "orcu__g.lock", global_lock, global_unlock, global_unlock },
+	{ "serve", NULL, NULL, orcu__serve_mark_pending },
+	{ "retire", NULL, NULL, retire_threads },
+	{ "gp", NULL, NULL, orcu__gp_after_fork_child },
+	{ "cb_locks", orcu__slots_lock_all,
+	  orcu__slots_unlock_all, orcu__slots_unlock_all },
+	{ "registry_lock", orcu__registry_lock,
+	  orcu__registry_unlock, orcu__registry_unlock },
+	{ "double-post set", orcu__double_call_fork_prepare,
+	  orcu__double_call_fork_parent, orcu__double_call_fork_child },
+	{ "slots", NULL, NULL, slots_repair },
+	{ "registry", NULL, NULL, orcu__registry_after_fork_child },
+	{ "stall handler", stall_hook_lock, stall_hook_unlock, stall_hook_unlock },
+};
+
+#define NR_FORK_STEPS (sizeof(fork_steps) / sizeof(fork_steps[0]))
+
+static void fork_prepare(void)
+{
+	for (size_t i = 0; i < NR_FORK_STEPS; i++)
+		if (fork_steps[i].prepare)
+			fork_steps[i].prepare();
+}
+
+static void fork_parent(void)
+{
+	for (size_t i = NR_FORK_STEPS; i-- > 0;)
+		if (fork_steps[i].parent)
+			fork_steps[i].parent();
+}
+
+static void fork_child(void)
+{
+	for (size_t i = NR_FORK_STEPS; i-- > 0;)
+		if (fork_steps[i].child)
+			fork_steps[i].child();
 }
 
 /* Referenced by os.c so that static links keep this file (os.c). */
