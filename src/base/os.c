@@ -2,8 +2,7 @@
  * os.c - the bottom of the library: the shared records (orcu__g, the
  * counters, the per-thread record), messages (die, warn, misuse), the
  * monotonic clock, futexes and named library threads on the housekeeping
- * CPUs.  Calls no other orcu module; used by all of them.  Its one
- * reference up is a link anchor, not a call: see keep_fork_handlers.
+ * CPUs.  Calls no other orcu module; used by all of them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -61,13 +60,6 @@ void orcu__stall_hook_fork_lock(bool lock)
 	else
 		pthread_mutex_unlock(&stall_hook_lock);
 }
-
-/* A static link takes an object file only for a symbol something needs,
- * and nothing calls lifecycle.c's fork handlers: its constructor registers
- * them.  Every program that uses orcu needs this file (orcu__g), so this
- * reference brings lifecycle.c, and with it the handlers, into each one
- * (a program linked without them would fork with library locks held). */
-__attribute__((used)) static const int *const keep_fork_handlers = &orcu__lifecycle_linked;
 
 /* ------------------------------------------------------------------ */
 /* Messages */

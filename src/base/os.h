@@ -24,8 +24,9 @@
  *   stats.c, compat.c and urcu_flavor.c (the liburcu layers) on top.
  * One call runs upward: the GP engine's hook to the server rule
  * (orcu__gp_hook: a GP ended, or the GP thread's turn to serve slots
- * without threads or retry threads).  And os.c holds a link anchor to
- * lifecycle.c, so a static link keeps the fork handlers.  Two uses run
+ * without threads or retry threads).  And entry.c and stats.c hold a
+ * link anchor to lifecycle.c, so a static link keeps the fork handlers
+ * (lifecycle.h).  Two uses run
  * up without a call: slot.c's barrier markers name barrier.c's
  * orcu__barrier_cb (declared in slot.h), and mpsc.c's report of a double
  * post reads the slot record (slot.h) to name the slot.
@@ -186,8 +187,5 @@ void orcu__futex_wake(void *addr, int n);
 void orcu__stall_handler_set(orcu_stall_handler_t handler, void *arg);
 orcu_stall_handler_t orcu__stall_handler_get(void **arg);
 void orcu__stall_hook_fork_lock(bool lock);   /* fork: take / release */
-
-/* lifecycle.c: shutdown and fork, the top; os.c keeps it linked. */
-ORCU__HIDDEN extern const int orcu__lifecycle_linked;
 
 #endif

@@ -25,8 +25,14 @@
 #include "serve.h"
 #include "slot.h"
 #include "entry.h"
+#include "lifecycle.h"
 
 #include <errno.h>
+
+/* Every path that configures the library, registers a reader, starts a
+ * thread, posts or waits comes through this file: it keeps the fork
+ * handlers in a static link (lifecycle.h). */
+__attribute__((used)) static const int *const keep_fork_handlers = &orcu__lifecycle_linked;
 
 /* ------------------------------------------------------------------ */
 /* Init and lazy start */

@@ -67,7 +67,18 @@
  *     follower_main(), gp.c point 1).
  *  6. The handlers are registered once, by a constructor, before any
  *     rculfhash table can register its own (urcu_flavor.c counts on that
- *     order).  os.c keeps this file in a static link (os.c).
+ *     order).  A static link keeps this file only if something refers
+ *     to it, and nothing calls it: entry.c and stats.c refer to
+ *     orcu__lifecycle_linked (lifecycle.h).  A program that can hold a
+ *     library lock at fork links one of them: entry.c has orcu_init(),
+ *     registration, orcu_read_lock()'s slow path, synchronize and the
+ *     CPU calls, and call.c, barrier.c and compat.c call it; stats.c
+ *     has orcu_set_stall_handler(), the one other public call that
+ *     takes a lock.  What a program can link without both takes no
+ *     lock and starts no thread, so it has nothing to hand over at fork:
+ *     gp.c's orcu_get_state() and orcu_poll_state(), a qsbr read side,
+ *     orcu_unregister_thread() of a thread that never registered (only
+ *     entry.c registers), the hooks of <orcu/debug.h>.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -81,6 +92,7 @@
 #include "slot.h"
 #include "barrier.h"
 #include "entry.h"
+#include "lifecycle.h"
 
 #include <errno.h>
 
@@ -255,7 +267,8 @@ static void fork_child(void)
 			fork_steps[i].child();
 }
 
-/* Referenced by os.c so that static links keep this file (os.c). */
+/* Referenced by entry.c and stats.c so that static links keep this file
+ * (point 6). */
 const int orcu__lifecycle_linked = 1;
 
 __attribute__((constructor)) static void orcu__init_atfork(void)

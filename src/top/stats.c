@@ -10,9 +10,15 @@
 #include "os.h"
 #include "gp.h"
 #include "slot.h"
+#include "lifecycle.h"
 
 #include <errno.h>
 #include <string.h>
+
+/* orcu_set_stall_handler() takes the stall handler's lock in a program
+ * that may never link entry.c: it keeps the fork handlers in a static
+ * link too (lifecycle.h). */
+__attribute__((used)) static const int *const keep_fork_handlers = &orcu__lifecycle_linked;
 
 #define LOAD(field) orcu__load_relaxed(&orcu__cnt.field)
 
