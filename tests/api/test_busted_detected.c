@@ -12,7 +12,7 @@
 
 #include "common_pipe.h"
 
-/* The test-only hook the library looks for (src/base/internal.h). */
+/* The test-only hook the library looks for (src/readers/gp.h). */
 static atomic_int busted;
 
 int orcu_test_gp_busted(void)
