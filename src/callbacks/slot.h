@@ -3,11 +3,11 @@
  * Included by internal.h (after the records it uses); the operations are
  * in slot.c.  Nothing here is part of the public API.
  *
- * Lifecycle (orcu__slot.life, changed under orcu__g.lock):
+ * Lifecycle (orcu__slot.st.life, changed under orcu__g.lock):
  *
  *   NEVER_ONLINE --online--> ONLINE <--online/offline--> OFFLINE
  *
- * Invoker mode (orcu__slot.mode, changed under cb_lock): who invokes the
+ * Invoker mode (orcu__slot.st.mode, changed under cb_lock): who invokes the
  * slot's ready callbacks.
  *
  *   INLINE     application threads at their quiescent points; the leader
@@ -46,71 +46,87 @@ enum orcu__slot_mode {
 	ORCU__SLOT_OFFLOADED,
 };
 
-/* One CPU slot.  Cache-line aligned; each field says who writes it.  The
- * posters' line is written by posters only on the orcu_call path (the
- * invokers count what they ran on their own line: pending is posted minus
- * done); invokers write it only to take the queues, once per batch. */
+/* One CPU slot: one sub-struct per owner and lock, each field saying who
+ * writes it.  The posters' line is written by posters only on the
+ * orcu_call path (the invokers count what they ran in cnt, on another
+ * line: pending is posted minus done); invokers write it only to take the
+ * queues, once per batch.  post, st and inv each start a cache line; fol,
+ * bar and cnt follow inv. */
 struct orcu__slot {
 	/* --- enqueue side: written by posting threads --- */
-	struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
-	struct orcu__mpsc lazyq;               /* lazy callbacks */
-	_Atomic long n_posted;      /* shared-queue posters +1 before publishing;
-				     * with the posting queues' counts, what was posted */
-	_Atomic long n_lazy;        /* posters +1, whoever splices lazyq resets */
-	_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
-	_Atomic long peak_pending;  /* posters, when a post passes it */
+	struct {
+		struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
+		struct orcu__mpsc lazyq;               /* lazy callbacks */
+		_Atomic long n_posted;  /* shared-queue posters +1 before publishing;
+					 * with the posting queues' counts, what was posted */
+		_Atomic long n_lazy;    /* posters +1, whoever splices lazyq resets */
+		_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
+		_Atomic long peak_pending;  /* posters, when a post passes it */
+	} post;
 
 	/* --- changed through slot.c's helpers, read by everyone --- */
-	int cpu ORCU__ALIGNED;
-	struct orcu__leader *leader;   /* the group's leader record (always set) */
-	/* Posting queues of threads (postq.c): pushed by claimers, never
-	 * removed; a queue outlives its owner and serves the next one. */
-	struct orcu__postq *_Atomic postqs;
-	_Atomic int life;              /* enum orcu__slot_life; under orcu__g.lock */
-	_Atomic int mode;              /* enum orcu__slot_mode; under cb_lock */
-	_Atomic int attached;          /* its leader scans it (threads exist) */
-	_Atomic int has_follower;      /* follower thread exists */
-	_Atomic int orphan_reported;   /* served-without-threads report printed (serve.c) */
-	/* flood: over qhimark (posters set it), cleared under qlowmark
-	 * (invokers); read by every post, so on this read-mostly line */
-	_Atomic int hurry;
-	pthread_t follower_tid;
+	struct {
+		int cpu ORCU__ALIGNED;
+		struct orcu__leader *leader;   /* the group's leader record (always set) */
+		/* Posting queues of threads (postq.c): pushed by claimers, never
+		 * removed; a queue outlives its owner and serves the next one. */
+		struct orcu__postq *_Atomic postqs;
+		_Atomic int life;              /* enum orcu__slot_life; under orcu__g.lock */
+		_Atomic int mode;              /* enum orcu__slot_mode; under cb_lock */
+		_Atomic int attached;          /* its leader scans it (threads exist) */
+		_Atomic int has_follower;      /* follower thread exists */
+		_Atomic int orphan_reported;   /* served-without-threads report printed (serve.c) */
+		/* flood: over qhimark (posters set it), cleared under qlowmark
+		 * (invokers); read by every post, so on this read-mostly line */
+		_Atomic int hurry;
+		pthread_t follower_tid;
+	} st;
 
 	/* --- segmented list and invoker state: under cb_lock --- */
-	pthread_mutex_t cb_lock ORCU__ALIGNED;
-	/* ORCU_DEBUG: the holder of cb_lock (its orcu__tls), else unused.
-	 * Present in every build so the layout does not depend on it. */
-	void *_Atomic cb_owner;
-	struct orcu__cblist cbl;
-	uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
-	int invoking;                  /* a thread is invoking a chain taken from DONE */
-	/* the last scan (under cb_lock; its own leader's, or the adopter's)
-	 * saw lazy callbacks and armed a timer; read by that leader's re-scan */
-	_Atomic int lazy_armed;
-	_Atomic int inline_ready;      /* leader sets, inline invoker clears */
-	_Atomic int follower_sleep;    /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
-	struct orcu__event follower_wake; /* the follower sleeps on it (nocb.c) */
-	_Atomic int follower_stop;
-	/* The rest of the chain being invoked, written by the invoker before
-	 * each callback: a fork child puts it back (slot.c). */
-	struct orcu_head *_Atomic inflight;
-	/* 1 while the claimer runs a chain's callbacks, 0 while it is parked
-	 * between two of them for a fork (slot.c point 5): claimer only. */
-	_Atomic int in_chain;
+	struct {
+		pthread_mutex_t cb_lock ORCU__ALIGNED;
+		/* ORCU_DEBUG: the holder of cb_lock (its orcu__tls), else unused.
+		 * Present in every build so the layout does not depend on it. */
+		void *_Atomic cb_owner;
+		struct orcu__cblist cbl;
+		uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
+		int invoking;                  /* a thread is invoking a chain taken from DONE */
+		/* the last scan (under cb_lock; its own leader's, or the adopter's)
+		 * saw lazy callbacks and armed a timer; read by that leader's re-scan */
+		_Atomic int lazy_armed;
+		_Atomic int inline_ready;      /* leader sets, inline invoker clears */
+		/* The rest of the chain being invoked, written by the invoker before
+		 * each callback: a fork child puts it back (slot.c). */
+		struct orcu_head *_Atomic inflight;
+		/* 1 while the claimer runs a chain's callbacks, 0 while it is parked
+		 * between two of them for a fork (slot.c point 5): claimer only. */
+		_Atomic int in_chain;
+	} inv;
 
-	/* orcu_wait_backlog(): callers sleep on it until the slot drains;
-	 * invokers notify it after each batch below qhimark (slot.c) */
-	struct orcu__event drain;
+	/* --- the follower's sleep (nocb.c) --- */
+	struct {
+		_Atomic int sleep;         /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
+		struct orcu__event wake;   /* the follower sleeps on it */
+		_Atomic int stop;
+	} fol;
 
-	/* the barrier marker of this slot (under barrier state), and whether
-	 * it is queued here (set by the barrier, cleared when it runs) */
-	struct orcu_head barrier_head;
-	_Atomic int marker_queued;
-	/* written by the invoker */
-	_Atomic long n_done;        /* invokers +n after invoking (release) */
-	_Atomic uint64_t n_invoked;
-	_Atomic uint64_t n_inline;
-	_Atomic uint64_t n_takeover;
+	/* --- the barrier marker of this slot (under barrier state), and
+	 * whether it is queued here (set by the barrier, cleared when it runs) --- */
+	struct {
+		struct orcu_head head;
+		_Atomic int queued;
+	} bar;
+
+	/* --- written by the invoker --- */
+	struct {
+		_Atomic long n_done;        /* invokers +n after invoking (release) */
+		_Atomic uint64_t n_invoked;
+		_Atomic uint64_t n_inline;
+		_Atomic uint64_t n_takeover;
+		/* orcu_wait_backlog(): callers sleep on it until the slot drains;
+		 * invokers notify it after each batch below qhimark (slot.c) */
+		struct orcu__event drain;
+	} cnt;
 };
 
 /* ------------------------------------------------------------------ */
@@ -128,35 +144,35 @@ void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
 
 static inline void orcu__slot_lock_at(struct orcu__slot *s, const char *file, int line)
 {
-	if (orcu__load_relaxed(&s->cb_owner) == (void *)&orcu__tls)
+	if (orcu__load_relaxed(&s->inv.cb_owner) == (void *)&orcu__tls)
 		orcu__slot_lock_bug(s, file, line, "locked by this thread already");
-	pthread_mutex_lock(&s->cb_lock);
-	orcu__store_relaxed(&s->cb_owner, (void *)&orcu__tls);
+	pthread_mutex_lock(&s->inv.cb_lock);
+	orcu__store_relaxed(&s->inv.cb_owner, (void *)&orcu__tls);
 }
 
 static inline void orcu__slot_unlock_at(struct orcu__slot *s, const char *file, int line)
 {
-	if (orcu__load_relaxed(&s->cb_owner) != (void *)&orcu__tls)
+	if (orcu__load_relaxed(&s->inv.cb_owner) != (void *)&orcu__tls)
 		orcu__slot_lock_bug(s, file, line, "unlocked by a thread not holding it");
-	orcu__store_relaxed(&s->cb_owner, NULL);
-	pthread_mutex_unlock(&s->cb_lock);
+	orcu__store_relaxed(&s->inv.cb_owner, NULL);
+	pthread_mutex_unlock(&s->inv.cb_lock);
 }
 
 static inline void orcu__slot_assert_locked_at(const struct orcu__slot *s,
 					       const char *file, int line)
 {
-	if (orcu__load_relaxed(&s->cb_owner) != (void *)&orcu__tls)
+	if (orcu__load_relaxed(&s->inv.cb_owner) != (void *)&orcu__tls)
 		orcu__slot_lock_bug(s, file, line, "expected to be locked by this thread");
 }
 #else
 static inline void orcu__slot_lock(struct orcu__slot *s)
 {
-	pthread_mutex_lock(&s->cb_lock);
+	pthread_mutex_lock(&s->inv.cb_lock);
 }
 
 static inline void orcu__slot_unlock(struct orcu__slot *s)
 {
-	pthread_mutex_unlock(&s->cb_lock);
+	pthread_mutex_unlock(&s->inv.cb_lock);
 }
 
 #define orcu__slot_assert_locked(s) ((void)(s))
@@ -168,17 +184,17 @@ static inline void orcu__slot_unlock(struct orcu__slot *s)
 
 static inline bool orcu__slot_online(struct orcu__slot *s)
 {
-	return orcu__load_relaxed(&s->life) == ORCU__SLOT_ONLINE;
+	return orcu__load_relaxed(&s->st.life) == ORCU__SLOT_ONLINE;
 }
 
 static inline bool orcu__slot_ever_online(struct orcu__slot *s)
 {
-	return orcu__load_relaxed(&s->life) != ORCU__SLOT_NEVER_ONLINE;
+	return orcu__load_relaxed(&s->st.life) != ORCU__SLOT_NEVER_ONLINE;
 }
 
 static inline bool orcu__slot_offloaded(struct orcu__slot *s)
 {
-	return orcu__load_relaxed(&s->mode) == ORCU__SLOT_OFFLOADED;
+	return orcu__load_relaxed(&s->st.mode) == ORCU__SLOT_OFFLOADED;
 }
 
 /*
@@ -188,10 +204,10 @@ static inline bool orcu__slot_offloaded(struct orcu__slot *s)
  */
 static inline long orcu__slot_counted(struct orcu__slot *s)
 {
-	long n = orcu__load_acquire(&s->n_posted);
+	long n = orcu__load_acquire(&s->post.n_posted);
 
 	/* Pairs with the release push in postq.c claim(). */
-	for (struct orcu__postq *q = orcu__load_acquire(&s->postqs); q; q = q->next)
+	for (struct orcu__postq *q = orcu__load_acquire(&s->st.postqs); q; q = q->next)
 		n += (long)orcu__postq_published(q);
 	return n;
 }
@@ -209,7 +225,7 @@ static inline long orcu__slot_pending(struct orcu__slot *s)
 	long posted = orcu__slot_counted(s), again, done;
 
 	for (int tries = 0;; tries++) {
-		done = orcu__load_acquire(&s->n_done);
+		done = orcu__load_acquire(&s->cnt.n_done);
 		again = orcu__slot_counted(s);
 		if (again == posted || tries == 8)
 			return again - done;
@@ -220,7 +236,7 @@ static inline long orcu__slot_pending(struct orcu__slot *s)
 /* The slot whose barrier marker h is. */
 static inline struct orcu__slot *orcu__marker_slot(struct orcu_head *h)
 {
-	return (struct orcu__slot *)((char *)h - offsetof(struct orcu__slot, barrier_head));
+	return (struct orcu__slot *)((char *)h - offsetof(struct orcu__slot, bar.head));
 }
 
 /* ------------------------------------------------------------------ */
