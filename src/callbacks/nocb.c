@@ -154,8 +154,7 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 		nlazy = 1;
 		take_lazy = false;
 	}
-	/* Relaxed: a hint for the re-scan (group_has_new()). */
-	orcu__store_relaxed(&s->inv.lazy_armed, nlazy && !take_lazy);
+	orcu__slot_set_lazy_armed_locked(s, nlazy && !take_lazy);
 	/* Read after the splice, behind a full fence: the GP we tag with
 	 * starts after every callback we just took was posted.  seq_cst (so
 	 * acquire): a GP we see ended, with what its readers did, is visible
@@ -188,10 +187,8 @@ static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->st.hurry) &&
 	    orcu__slot_online(s)) {
 		if (!orcu__load_relaxed(&s->inv.inline_ready)) {
-			s->inv.inline_deadline_ns = now + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull;
-			/* Order: none needed; a hint, and the inline invoker
-			 * claims the callbacks under cb_lock. */
-			orcu__store_relaxed(&s->inv.inline_ready, 1);
+			orcu__slot_offer_inline_locked(s, now + (uint64_t)orcu__g.inline_takeover_ms *
+							      1000000ull);
 			scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
 			return;
 		}
@@ -201,11 +198,10 @@ static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 		}
 	}
 	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->st.hurry)) {
-		orcu__slot_set_mode_locked(s, ORCU__SLOT_TAKEOVER);
-		orcu__fetch_add_relaxed(&s->cnt.n_takeover, 1);
+		orcu__slot_take_over_locked(s);
 		orcu__count(takeovers, 1);
 	} else if (mode != ORCU__SLOT_TAKEOVER) {
-		orcu__store_relaxed(&s->inv.inline_ready, 0);
+		orcu__slot_withdraw_inline_locked(s);
 	}
 	if (orcu__load_relaxed(&s->st.has_follower))
 		orcu__nocb_wake_follower_locked(s);
@@ -447,7 +443,7 @@ static void *follower_main(void *arg)
 		/* Set under cb_lock: a waker that makes work for us holds it
 		 * too, clears it, then notifies (orcu__nocb_wake_follower_locked(),
 		 * orcu__nocb_request_stop()); neither waits for us. */
-		orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_SLEEPING);
+		orcu__slot_follower_sleeping_locked(s);
 		orcu__slot_unlock(s);
 		ticket = orcu__event_prepare(&s->fol.wake);
 		if (orcu__load_relaxed(&s->fol.sleep) == ORCU__FOLLOWER_SLEEPING)
@@ -469,6 +465,7 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 {
 	struct orcu__leader *l = s->st.leader;
 	char name[16];
+	pthread_t tid;
 	int ret = 0, err;
 
 	ORCU__ASSERT_HELD(&orcu__g.lock);
@@ -480,12 +477,10 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 	if (!flat() && !orcu__load_relaxed(&s->st.has_follower) &&
 	    orcu__thread_budget_ok()) {
 		snprintf(name, sizeof(name), "orcu-oc/%d", s->st.cpu);
-		orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
-		orcu__event_reset(&s->fol.wake);
-		orcu__store_relaxed(&s->fol.stop, 0);
-		err = orcu__spawn(&s->st.follower_tid, name, follower_main, s);
+		orcu__slot_follower_reset(s);
+		err = orcu__spawn(&tid, name, follower_main, s);
 		if (err == 0) {
-			orcu__slot_set_has_follower(s, true);
+			orcu__slot_follower_started(s, tid);
 			orcu__fetch_add_relaxed(&orcu__g.followers_alive, 1);
 		} else {
 			ret = err;
@@ -550,13 +545,8 @@ void orcu__nocb_request_stop(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		if (!orcu__load_relaxed(&s->st.has_follower))
-			continue;
-		orcu__slot_lock(s);
-		orcu__store_relaxed(&s->fol.stop, 1);
-		orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
-		orcu__slot_unlock(s);
-		orcu__event_notify(&s->fol.wake);
+		if (orcu__load_relaxed(&s->st.has_follower))
+			orcu__slot_follower_stop(s);
 	}
 }
 
@@ -576,7 +566,7 @@ void orcu__nocb_join_all(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		/* Pairs with the release in orcu__slot_set_has_follower():
+		/* Pairs with the release in orcu__slot_follower_started():
 		 * follower_tid was written before it. */
 		if (orcu__load_acquire(&s->st.has_follower))
 			pthread_join(s->st.follower_tid, NULL);
@@ -602,11 +592,8 @@ void orcu__nocb_forget_all(void)
 		orcu__store_relaxed(&l->orphans, 0);
 		orcu__store_relaxed(&l->sleep, ORCU__LEADER_SLEEPING);
 	}
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		orcu__slot_set_has_follower(&orcu__g.slots[i], false);
-		orcu__slot_detach(&orcu__g.slots[i]);
-		orcu__store_relaxed(&orcu__g.slots[i].inv.inline_ready, 0);
-	}
+	for (int i = 0; i < orcu__g.nr_possible; i++)
+		orcu__slot_forget_threads(&orcu__g.slots[i]);
 	orcu__store_relaxed(&orcu__g.leaders_alive, 0);
 	orcu__store_relaxed(&orcu__g.followers_alive, 0);
 }

@@ -202,7 +202,7 @@ static void owners_add(struct orcu__slot *s, int n)
 
 static struct orcu__postq *claim(struct orcu__slot *s)
 {
-	struct orcu__postq *q, *head;
+	struct orcu__postq *q;
 
 	/* A queue whose owner left: its heads stay in order, ours follow. */
 	for (q = orcu__load_acquire(&s->st.postqs); q; q = q->next) {
@@ -217,15 +217,7 @@ static struct orcu__postq *claim(struct orcu__slot *s)
 		q = orcu__postq_new(s);
 		if (!q)
 			return NULL;
-		head = orcu__load_relaxed(&s->st.postqs);
-		do {
-			q->next = head;
-			/* Release: the queue is set up before a consumer that
-			 * finds it reads it.  Pairs with the acquire loads of
-			 * postqs (slot.h, orcu__slot_splice_new_locked()). */
-		} while (!atomic_compare_exchange_weak_explicit(&s->st.postqs, &head, q,
-								memory_order_release,
-								memory_order_relaxed));
+		orcu__slot_add_postq(s, q);
 	}
 	owners_add(s, 1);
 	return q;

@@ -153,10 +153,11 @@ void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
 	}
 }
 
-void orcu__slot_init(struct orcu__slot *s, int cpu)
+void orcu__slot_init(struct orcu__slot *s, int cpu, struct orcu__leader *leader)
 {
 	memset(s, 0, sizeof(*s));
 	s->st.cpu = cpu;
+	s->st.leader = leader;
 	orcu__mpsc_init(&s->post.newq);
 	orcu__mpsc_init(&s->post.lazyq);
 	pthread_mutex_init(&s->inv.cb_lock, NULL);
@@ -247,20 +248,110 @@ void orcu__slot_attach(struct orcu__slot *s)
 	orcu__store_relaxed(&s->st.attached, 1);
 }
 
-void orcu__slot_detach(struct orcu__slot *s)
+/* After orcu_shutdown()'s joins, or in a fork child (nocb.c
+ * orcu__nocb_forget_all(), under orcu__g.lock): no thread serves s. */
+void orcu__slot_forget_threads(struct orcu__slot *s)
 {
+	/* Release, as every store of has_follower; nothing is published. */
+	orcu__store_release(&s->st.has_follower, 0);
 	orcu__store_relaxed(&s->st.attached, 0);
+	/* Relaxed, without cb_lock: it only clears a hint, which every rule
+	 * allows (slot.h). */
+	orcu__store_relaxed(&s->inv.inline_ready, 0);
 }
 
-/* Pairs with the acquire in orcu__nocb_join_all(): follower_tid is
- * written first. */
-void orcu__slot_set_has_follower(struct orcu__slot *s, bool has)
+/* ------------------------------------------------------------------ */
+/* The follower's record (nocb.c runs the thread) */
+
+/* Under orcu__g.lock, before its follower thread is created (none runs). */
+void orcu__slot_follower_reset(struct orcu__slot *s)
 {
-	orcu__store_release(&s->st.has_follower, has);
+	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
+	orcu__event_reset(&s->fol.wake);
+	orcu__store_relaxed(&s->fol.stop, 0);
+}
+
+/* Under orcu__g.lock: the follower thread tid runs.  Pairs with the
+ * acquire in orcu__nocb_join_all(): follower_tid is written first. */
+void orcu__slot_follower_started(struct orcu__slot *s, pthread_t tid)
+{
+	s->st.follower_tid = tid;
+	orcu__store_release(&s->st.has_follower, 1);
+}
+
+/* The follower, under cb_lock, found no work: it sleeps on fol.wake until
+ * a waker that holds cb_lock clears it (orcu__nocb_wake_follower_locked(),
+ * orcu__slot_follower_stop()); neither waits for it. */
+void orcu__slot_follower_sleeping_locked(struct orcu__slot *s)
+{
+	orcu__slot_assert_locked(s);
+	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_SLEEPING);
+}
+
+/* Under orcu__g.lock (orcu_shutdown): s's follower leaves its loop; it is
+ * joined later (orcu__nocb_join_all()). */
+void orcu__slot_follower_stop(struct orcu__slot *s)
+{
+	orcu__slot_lock(s);
+	orcu__store_relaxed(&s->fol.stop, 1);
+	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
+	orcu__slot_unlock(s);
+	orcu__event_notify(&s->fol.wake);
+}
+
+/* ------------------------------------------------------------------ */
+/* The leader's decisions (nocb.c scan_slot(), scan_done()), under cb_lock */
+
+/* Relaxed: a hint for the re-scan (group_has_new()). */
+void orcu__slot_set_lazy_armed_locked(struct orcu__slot *s, bool armed)
+{
+	orcu__slot_assert_locked(s);
+	orcu__store_relaxed(&s->inv.lazy_armed, armed);
+}
+
+/* An online INLINE slot's ready callbacks are offered to its application
+ * threads until deadline_ns; then the follower takes over. */
+void orcu__slot_offer_inline_locked(struct orcu__slot *s, uint64_t deadline_ns)
+{
+	orcu__slot_assert_locked(s);
+	s->inv.inline_deadline_ns = deadline_ns;
+	/* Order: none needed; a hint, and the inline invoker claims the
+	 * callbacks under cb_lock. */
+	orcu__store_relaxed(&s->inv.inline_ready, 1);
+}
+
+/* The offer is withdrawn: an offloaded or flooded slot is its threads'. */
+void orcu__slot_withdraw_inline_locked(struct orcu__slot *s)
+{
+	orcu__slot_assert_locked(s);
+	orcu__store_relaxed(&s->inv.inline_ready, 0);
+}
+
+/* INLINE -> TAKEOVER: the deadline passed, or the slot is offline. */
+void orcu__slot_take_over_locked(struct orcu__slot *s)
+{
+	orcu__slot_set_mode_locked(s, ORCU__SLOT_TAKEOVER);
+	orcu__fetch_add_relaxed(&s->cnt.n_takeover, 1);
 }
 
 /* ------------------------------------------------------------------ */
 /* Lists */
+
+/* A claimer's new posting queue (postq.c claim()), pushed and never
+ * removed. */
+void orcu__slot_add_postq(struct orcu__slot *s, struct orcu__postq *q)
+{
+	struct orcu__postq *head = orcu__load_relaxed(&s->st.postqs);
+
+	do {
+		q->next = head;
+		/* Release: the queue is set up before a consumer that finds it
+		 * reads it.  Pairs with the acquire loads of postqs (slot.h,
+		 * orcu__slot_splice_new_locked()). */
+	} while (!atomic_compare_exchange_weak_explicit(&s->st.postqs, &head, q,
+							memory_order_release,
+							memory_order_relaxed));
+}
 
 /* Anything posted that no take has moved into the list yet.  seq_cst:
  * a leader's re-scan before it sleeps (nocb.c point 2; postq.c point 5). */
@@ -361,6 +452,13 @@ void orcu__slot_entrain_marker(struct orcu__slot *s)
 	check_list(s);
 	orcu__store_relaxed(&s->bar.queued, 1);
 	orcu__slot_unlock(s);
+}
+
+/* The marker h runs (barrier.c orcu__barrier_cb(), on its slot's invoker,
+ * without cb_lock): its slot has no marker queued any more. */
+void orcu__slot_marker_ran(struct orcu_head *h)
+{
+	orcu__store_relaxed(&orcu__marker_slot(h)->bar.queued, 0);
 }
 
 /* ------------------------------------------------------------------ */

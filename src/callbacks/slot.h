@@ -240,8 +240,54 @@ static inline struct orcu__slot *orcu__marker_slot(struct orcu_head *h)
 }
 
 /* ------------------------------------------------------------------ */
+/* The posters' writes (call.c), inline: the orcu_call path makes no call
+ * for them. */
+
+/* A post to the shared queue, counted before it is visible (slot.c
+ * point 4). */
+static inline void orcu__slot_count_post(struct orcu__slot *s)
+{
+	orcu__fetch_add_relaxed(&s->post.n_posted, 1);
+}
+
+static inline void orcu__slot_push_new(struct orcu__slot *s, struct orcu_head *h)
+{
+	orcu__mpsc_push(&s->post.newq, h);
+}
+
+/* h, counted, on the lazy queue.  Returns the lazy count before it: 0 for
+ * the first since the last splice, whose time is noted (before the push). */
+static inline long orcu__slot_push_lazy(struct orcu__slot *s, struct orcu_head *h)
+{
+	long nl = orcu__fetch_add_relaxed(&s->post.n_lazy, 1);
+
+	if (nl == 0)
+		orcu__store_relaxed(&s->post.lazy_first_ns, orcu__now_ns());
+	orcu__mpsc_push(&s->post.lazyq, h);
+	return nl;
+}
+
+/* pend: what the slot holds, as a poster sees it.  Relaxed: a statistic,
+ * and two posters may race (the higher one may be lost). */
+static inline void orcu__slot_note_peak(struct orcu__slot *s, long pend)
+{
+	if (orcu__unlikely(pend > orcu__load_relaxed(&s->post.peak_pending)))
+		orcu__store_relaxed(&s->post.peak_pending, pend);
+}
+
+/* Past qhimark: true if hurry was clear and this poster raised it.
+ * Relaxed: a hint (the caller force-wakes the leader). */
+static inline bool orcu__slot_raise_hurry(struct orcu__slot *s)
+{
+	if (orcu__load_relaxed(&s->st.hurry))
+		return false;
+	orcu__store_relaxed(&s->st.hurry, 1);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
 /* slot.c */
-void orcu__slot_init(struct orcu__slot *s, int cpu);
+void orcu__slot_init(struct orcu__slot *s, int cpu, struct orcu__leader *leader);
 /* Lifecycle, under orcu__g.lock (or before the slots are published). */
 void orcu__slot_set_online(struct orcu__slot *s);
 void orcu__slot_set_offline(struct orcu__slot *s);
@@ -250,14 +296,25 @@ void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to);
 void orcu__slot_set_offloaded(struct orcu__slot *s, bool on);
 /* Threads, under orcu__g.lock (or in a fork child). */
 void orcu__slot_attach(struct orcu__slot *s);
-void orcu__slot_detach(struct orcu__slot *s);
-void orcu__slot_set_has_follower(struct orcu__slot *s, bool has);
+void orcu__slot_forget_threads(struct orcu__slot *s);
+/* The follower's record (nocb.c runs the thread) */
+void orcu__slot_follower_reset(struct orcu__slot *s);
+void orcu__slot_follower_started(struct orcu__slot *s, pthread_t tid);
+void orcu__slot_follower_sleeping_locked(struct orcu__slot *s);
+void orcu__slot_follower_stop(struct orcu__slot *s);
+/* The leader's decisions, under cb_lock */
+void orcu__slot_set_lazy_armed_locked(struct orcu__slot *s, bool armed);
+void orcu__slot_offer_inline_locked(struct orcu__slot *s, uint64_t deadline_ns);
+void orcu__slot_withdraw_inline_locked(struct orcu__slot *s);
+void orcu__slot_take_over_locked(struct orcu__slot *s);
 /* Lists */
+void orcu__slot_add_postq(struct orcu__slot *s, struct orcu__postq *q);
 bool orcu__slot_has_new(struct orcu__slot *s);
 long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
 bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 			       unsigned long *first, unsigned long *last);
 void orcu__slot_entrain_marker(struct orcu__slot *s);
+void orcu__slot_marker_ran(struct orcu_head *h);
 /* Invocation */
 long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
 bool orcu__slot_safe_to_invoke_here(void);

@@ -109,12 +109,10 @@ int orcu_wait_backlog(long timeout_ms)
  * it. */
 static void flood_check(struct orcu__slot *s, long pend)
 {
-	if (orcu__unlikely(pend > orcu__load_relaxed(&s->post.peak_pending)))
-		orcu__store_relaxed(&s->post.peak_pending, pend);
+	orcu__slot_note_peak(s, pend);
 	if (orcu__likely(pend <= orcu__g.qhimark))
 		return;
-	if (!orcu__load_relaxed(&s->st.hurry)) {
-		orcu__store_relaxed(&s->st.hurry, 1);
+	if (orcu__slot_raise_hurry(s)) {
 		orcu__count(qhimark_crossings, 1);
 		orcu__nocb_wake_leader(s->st.leader, true);
 	}
@@ -187,22 +185,19 @@ static void post_shared(struct orcu__slot *s, struct orcu_head *h, bool lazy)
 {
 	long pend;
 
-	orcu__fetch_add_relaxed(&s->post.n_posted, 1);
+	orcu__slot_count_post(s);
 	orcu__delay(ORCU__DELAY_SHARED_POST);
 	pend = orcu__slot_counted(s) - orcu__load_relaxed(&s->cnt.n_done);
 
 	if (lazy) {
-		long nl = orcu__fetch_add_relaxed(&s->post.n_lazy, 1);
+		long nl = orcu__slot_push_lazy(s, h);
 
 		orcu__count(callbacks_lazy, 1);
-		if (nl == 0)
-			orcu__store_relaxed(&s->post.lazy_first_ns, orcu__now_ns());
-		orcu__mpsc_push(&s->post.lazyq, h);
 		/* Only the first lazy callback wakes the leader, to arm its timer. */
 		if (nl == 0 || nl + 1 >= orcu__g.lazy_max)
 			orcu__nocb_wake_leader(s->st.leader, nl != 0);
 	} else {
-		orcu__mpsc_push(&s->post.newq, h);
+		orcu__slot_push_new(s, h);
 		orcu__nocb_wake_leader(s->st.leader, false);
 	}
 	flood_check(s, pend);
