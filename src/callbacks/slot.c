@@ -56,7 +56,10 @@
  *     take reads their counts first, then takes the shared queue.
  *
  * The slot's named states (slot.h) change only here, each transition
- * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.
+ * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.  So
+ * does every other slot word (slot.h's table says who calls what), and
+ * ORCU_DEBUG builds check the table's rules at each cb_lock unlock
+ * (orcu__slot_check_at()).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -175,6 +178,66 @@ void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
 
 #ifdef ORCU_DEBUG
 #define check_list(s) orcu__cblist_check(&(s)->inv.cbl)
+
+static void rule_broken(const struct orcu__slot *s, const char *file, int line,
+			const char *rule) __attribute__((noreturn));
+
+static void rule_broken(const struct orcu__slot *s, const char *file, int line,
+			const char *rule)
+{
+	orcu__die("%s:%d: CPU %d's slot breaks %s (slot.h) at cb_lock unlock: life %d "
+		  "mode %d DONE %s inline_ready %d invoking %d inflight %p in_chain %d "
+		  "fol.sleep %d fol.stop %d", file, line, s->st.cpu, rule,
+		  orcu__load_relaxed(&s->st.life), orcu__load_relaxed(&s->st.mode),
+		  orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE) ? "empty" : "non-empty",
+		  orcu__load_relaxed(&s->inv.inline_ready), s->inv.invoking,
+		  (void *)orcu__load_relaxed(&s->inv.inflight),
+		  orcu__load_relaxed(&s->inv.in_chain), orcu__load_relaxed(&s->fol.sleep),
+		  orcu__load_relaxed(&s->fol.stop));
+}
+
+#define RULE(ok, rule) do { \
+	if (orcu__unlikely(!(ok))) \
+		rule_broken(s, file, line, rule); \
+	} while (0)
+
+/*
+ * slot.h's table, its [Cn] rules, with cb_lock held (the caller's
+ * unlock).  Only words that change under cb_lock are tied together here,
+ * or a word written without it that the rule allows either way:
+ * inline_ready is cleared without cb_lock (0 breaks nothing), in_chain
+ * and inflight are written without it only by the claimer, while
+ * invoking is 1, and life only leaves NEVER_ONLINE.  Relaxed loads: the
+ * lock orders what its holders wrote.
+ */
+void orcu__slot_check_at(const struct orcu__slot *s, const char *file, int line)
+{
+	int life = orcu__load_relaxed(&s->st.life);
+	int mode = orcu__load_relaxed(&s->st.mode);
+	bool done = !orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE);
+	int ready = orcu__load_relaxed(&s->inv.inline_ready);
+	int sleep = orcu__load_relaxed(&s->fol.sleep);
+
+	RULE(life == ORCU__SLOT_NEVER_ONLINE || life == ORCU__SLOT_ONLINE ||
+	     life == ORCU__SLOT_OFFLINE, "[C1] life is a named state");
+	RULE(mode == ORCU__SLOT_INLINE || mode == ORCU__SLOT_TAKEOVER ||
+	     mode == ORCU__SLOT_OFFLOADED, "[C1] mode is a named state");
+	RULE(mode != ORCU__SLOT_TAKEOVER || done, "[C2] TAKEOVER => DONE non-empty");
+	RULE(s->inv.invoking == 0 || s->inv.invoking == 1, "[C3] invoking is 0 or 1");
+	RULE(s->inv.invoking || !orcu__load_relaxed(&s->inv.inflight),
+	     "[C3] !invoking => inflight == NULL");
+	RULE(s->inv.invoking || !orcu__load_relaxed(&s->inv.in_chain),
+	     "[C4] in_chain => invoking");
+	RULE(!ready || mode != ORCU__SLOT_OFFLOADED, "[C5] inline_ready => mode != OFFLOADED");
+	RULE(!ready || done, "[C5] inline_ready => DONE non-empty");
+	RULE(!ready || life != ORCU__SLOT_NEVER_ONLINE,
+	     "[C5] inline_ready => life != NEVER_ONLINE");
+	RULE(sleep == ORCU__FOLLOWER_AWAKE || sleep == ORCU__FOLLOWER_SLEEPING,
+	     "[C6] fol.sleep is AWAKE or SLEEPING");
+	RULE(sleep != ORCU__FOLLOWER_SLEEPING || !orcu__load_relaxed(&s->fol.stop),
+	     "[C6] fol.sleep SLEEPING => !fol.stop");
+}
+#undef RULE
 #else
 #define check_list(s) ((void)0)
 #endif

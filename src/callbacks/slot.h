@@ -3,13 +3,112 @@
  * Included by internal.h (after the records it uses); the operations are
  * in slot.c.  Nothing here is part of the public API.
  *
- * Lifecycle (orcu__slot.st.life, changed under orcu__g.lock):
+ * The slot as one table.  Only slot.c writes a slot: its functions, and
+ * the static inlines below that posters call on the orcu_call path; the
+ * other modules say what happened through them.  "Written by" names the
+ * helper (orcu__slot_ left out), its caller and the lock it holds (g.lock
+ * is orcu__g.lock; "no lock": an atomic word written lock-free); slot.c's
+ * static functions are named as they are, and "fork child" is
+ * orcu__slots_after_fork_child(), with every cb_lock held.  "Legal" says
+ * which values and combinations may be seen.  The [Cn] rules hold
+ * whenever cb_lock is free, and orcu__slot_check() asserts them at every
+ * cb_lock unlock in ORCU_DEBUG builds; the others are stated only, as they
+ * depend on orcu__g.lock or on words written without cb_lock, and
+ * asserting them under cb_lock alone would raise false alarms.
  *
- *   NEVER_ONLINE --online--> ONLINE <--online/offline--> OFFLINE
+ * word               written by (caller; lock)        legal
+ * ------------------ -------------------------------- -------------------------
+ * post.newq          +: push_new (call.c); take_early taken by
+ *                      (g.lock, before publication)   splice_new_locked
+ *                                                     (cb_lock)
+ * post.lazyq         +: push_lazy (call.c)            taken by
+ *                                                     splice_new_locked
+ *                                                     (cb_lock), take_lazy
+ * post.n_posted      +1: count_post (call.c), before  with the posting queues'
+ *                      the push; take_early; fork     counts: >= cnt.n_done
+ *                      child
+ * post.n_lazy        +1: push_lazy; -n:               counts lazyq, before the
+ *                      splice_new_locked (cb_lock);   push
+ *                      fork child
+ * post.lazy_first_ns push_lazy, the first since a     -
+ *                      splice
+ * post.peak_pending  note_peak (call.c; a racy max)   statistic
+ * st.cpu             init (cpu.c, before publication) fixed
+ * st.leader
+ * st.postqs          add_postq (postq.c claim; CAS)   only grows
+ * st.life            set_online, set_offline (cpu.c;  [C1] NEVER_ONLINE
+ *                      g.lock, or before publication) --online--> ONLINE
+ *                                                     <--online/offline-->
+ *                                                     OFFLINE; never back
+ * st.mode            set_mode_locked (cb_lock):       [C1] one of the three.
+ *                    INLINE -> TAKEOVER:              [C2] TAKEOVER => DONE
+ *                      take_over_locked (nocb.c       non-empty.  TAKEOVER on a
+ *                      scan_done: deadline passed, or slot never online is
+ *                      offline)                       legal (the adopter scans
+ *                    TAKEOVER -> INLINE: done_drained orphans in place, nocb.c
+ *                      (invoke_done, fork child)      point 6)
+ *                    INLINE, TAKEOVER -> OFFLOADED ->
+ *                      INLINE: set_offloaded (cpu.c)
+ * st.attached        1: attach (nocb.c spawn; g.lock) attached =>
+ *                    0: forget_threads (nocb.c        leader->exists (whenever
+ *                      forget_all; g.lock or fork     g.lock is free)
+ *                      child)
+ * st.has_follower    1: follower_started (nocb.c      does not imply attached:
+ * st.follower_tid      spawn; g.lock)                 a follower whose leader
+ *                    0: forget_threads                could not be created
+ * st.orphan_reported report_orphan (xchg, no lock)    0 -> 1, once
+ * st.hurry           1: raise_hurry (call.c, posters  any, with any mode (racy
+ *                      past qhimark; no lock)         both ways): its threads
+ *                    0: note_invoked (invokers, under invoke whatever the mode
+ *                      qlowmark; no lock)
+ * inv.cbl            splice_new_locked,               cblist.h's invariants
+ *                      advance_locked,                (check_list)
+ *                      entrain_marker, invoke_done,
+ *                      fork child (cb_lock)
+ * inv.invoking       invoke_done (claim, release),    [C3] !invoking =>
+ *                      fork child (cb_lock)           inflight == NULL
+ * inv.inflight       the claimer: invoke_done         [C4] in_chain => invoking
+ * inv.in_chain         (cb_lock); invoke_chain,       (a claimer is in a chain
+ *                      fork_park (no lock); fork      only while it holds the
+ *                      child                          claim)
+ * inv.inline_ready   1: offer_inline_locked (nocb.c   [C5] inline_ready => mode
+ * inv.inline_          scan_done: INLINE, online,     != OFFLOADED, DONE
+ *   deadline_ns        !hurry; cb_lock)               non-empty and life !=
+ *                    0: withdraw_inline_locked        NEVER_ONLINE.  The clear
+ *                      (scan_done), done_drained,     without cb_lock only
+ *                      set_offloaded(on) (cb_lock);   makes it 0, which every
+ *                      forget_threads (no lock)       rule allows
+ * inv.lazy_armed     set_lazy_armed_locked (nocb.c    a hint for the re-scan
+ *                      scan_slot; cb_lock), fork
+ *                      child
+ * fol.sleep          SLEEPING:                        [C6] SLEEPING =>
+ *                      follower_sleeping_locked (the  !fol.stop.  SLEEPING does
+ *                      follower; cb_lock)             not imply has_follower:
+ *                    AWAKE: wake_follower_locked,     the follower may sleep
+ *                      follower_stop (cb_lock);       before its spawner stores
+ *                      follower_reset (g.lock, no     it
+ *                      follower runs); fork child
+ * fol.stop           1: follower_stop (cb_lock)       see fol.sleep
+ *                    0: follower_reset (no follower)
+ * fol.wake           reset: follower_reset, fork      the follower waits on it
+ *                      child; notified by the wakers  (nocb.c)
+ * bar.head           entrain_marker (barrier.c        in inv.cbl => bar.queued
+ *                      mark_slot; cb_lock)            (not asserted: a walk of
+ *                                                     the list)
+ * bar.queued         1: entrain_marker (cb_lock)      stays 1 while an
+ *                    0: marker_ran (barrier.c         invoker's chain holds the
+ *                      orcu__barrier_cb: invoker, no  marker
+ *                      lock)
+ * cnt.n_done         note_invoked (release); fork     <= counted (BUG_ON there)
+ *                      child
+ * cnt.n_invoked      note_invoked, invoke_chain       statistics
+ * cnt.n_inline
+ * cnt.n_takeover     take_over_locked                 statistic
+ * cnt.drain          notified by note_invoked; waited -
+ *                      on by orcu_wait_backlog
+ *                      (call.c)
  *
- * Invoker mode (orcu__slot.st.mode, changed under cb_lock): who invokes the
- * slot's ready callbacks.
- *
+ * Invoker modes: who invokes the slot's ready callbacks.
  *   INLINE     application threads at their quiescent points; the leader
  *              gives them ORCU_INLINE_TAKEOVER_MS (none while the slot is
  *              offline: no application thread comes by), then TAKEOVER.
@@ -17,15 +116,9 @@
  *              invoke too (the permission the follower checks); back to
  *              INLINE once DONE is empty.
  *   OFFLOADED  the slot's threads (orcu_cpu_offload, ORCU_NOCB_CPUS).
- *
- *   INLINE --deadline or offline--> TAKEOVER --DONE empty--> INLINE
- *   INLINE, TAKEOVER --offload--> OFFLOADED --deoffload--> INLINE
- *
- * `attached` (its leader scans it; never without a running leader) and
- * `has_follower` change only through slot.c's helpers too; a slot that is
- * not attached is served in place by serve.c's rule.  Callbacks never
- * leave their slot.  A slot past
- * ORCU_QHIMARK is `hurry`: its threads invoke whatever the mode.
+ * A slot that is not attached is served in place by serve.c's rule.  A
+ * slot past ORCU_QHIMARK is `hurry`: its threads invoke whatever the mode.
+ * Callbacks never leave their slot.
  */
 #ifndef ORCU_SLOT_H
 #define ORCU_SLOT_H
@@ -138,6 +231,10 @@ void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
 			 const char *what) __attribute__((noreturn));
 
 #ifdef ORCU_DEBUG
+/* The [Cn] rules of the table above, with cb_lock held; a broken one dies
+ * naming file:line (the unlock's) and the rule. */
+void orcu__slot_check_at(const struct orcu__slot *s, const char *file, int line);
+#define orcu__slot_check(s) orcu__slot_check_at((s), __FILE__, __LINE__)
 #define orcu__slot_lock(s) orcu__slot_lock_at((s), __FILE__, __LINE__)
 #define orcu__slot_unlock(s) orcu__slot_unlock_at((s), __FILE__, __LINE__)
 #define orcu__slot_assert_locked(s) orcu__slot_assert_locked_at((s), __FILE__, __LINE__)
@@ -154,6 +251,7 @@ static inline void orcu__slot_unlock_at(struct orcu__slot *s, const char *file, 
 {
 	if (orcu__load_relaxed(&s->inv.cb_owner) != (void *)&orcu__tls)
 		orcu__slot_lock_bug(s, file, line, "unlocked by a thread not holding it");
+	orcu__slot_check_at(s, file, line);
 	orcu__store_relaxed(&s->inv.cb_owner, NULL);
 	pthread_mutex_unlock(&s->inv.cb_lock);
 }
@@ -176,6 +274,7 @@ static inline void orcu__slot_unlock(struct orcu__slot *s)
 }
 
 #define orcu__slot_assert_locked(s) ((void)(s))
+#define orcu__slot_check(s) ((void)(s))
 #endif
 
 /* ------------------------------------------------------------------ */
