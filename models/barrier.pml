@@ -20,7 +20,7 @@
  * and only then decrements the slot's pending count (note_invoked()); the
  * holder looks for more before it lets go, a thread that finds the claim
  * busy leaves the work to the holder.  The barrier's marker is not counted
- * in pending: it sets `marker_queued` (orcu__slot_has_work()).
+ * in pending: it sets `s->bar.queued` (orcu__slot_has_work()).
  *
  * Who serves slot 1 while it is not attached (serve.c): the adopter (slot
  * 0's leader acting for the running leader that is orcu__g.adopter), which
@@ -97,7 +97,7 @@
 
 chan cbl[NSLOT] = [QSZ] of { byte };  /* a slot's callbacks, in order */
 byte npending[NSLOT];  /* counted and not yet returned from invocation */
-bit  marker_queued[NSLOT];
+bit  marker_queued[NSLOT];  /* s->bar.queued */
 bit  invoking[NSLOT];  /* the slot's invocation claim */
 bit  attached[NSLOT];
 bit  adopter;          /* a running leader serves unattached slots */

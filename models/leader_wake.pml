@@ -89,8 +89,8 @@ chan q[NSLOT]    = [NCB] of { byte };   /* per-slot MPSC "new" queue          */
 chan wl[NSLOT]   = [NCB] of { byte };   /* segmented list: waiting for a GP   */
 chan done[NSLOT] = [NCB] of { byte };   /* ready, handed over to the follower */
 chan lazyq[NSLOT] = [NCB] of { byte };  /* per-slot lazy MPSC queue             */
-byte n_lazy[NSLOT];       /* s->n_lazy: posters +1 before the push, taker -n   */
-bit  lazy_armed[NSLOT];   /* s->lazy_armed: leader only                         */
+byte n_lazy[NSLOT];       /* s->post.n_lazy: posters +1 before push, taker -n */
+bit  lazy_armed[NSLOT];   /* s->inv.lazy_armed: leader only                     */
 bit  force;               /* l->force                                          */
 bit  timed;               /* the leader's current wait has a timeout (lazy)    */
 bit  expired;             /* the last wait ended by its timeout: timers due    */

@@ -94,7 +94,7 @@ byte pending[NSLOT];      /* posted, not yet returned from invocation      */
 bit  invoking[NSLOT];     /* the slot's invocation claim                    */
 bit  attached[NSLOT];
 bit  has_follower[NSLOT];
-bit  fsleep[NSLOT];       /* follower_sleep                                 */
+bit  fsleep[NSLOT];       /* s->fol.sleep                                   */
 bit  exists[NSLOT];       /* leader g exists (group g == slot g)            */
 bit  sleep[NSLOT];        /* leader g: 1 == SLEEPING                        */
 bit  force[NSLOT];

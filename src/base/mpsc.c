@@ -112,7 +112,7 @@ void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at
 	if (orcu__g.slots && w >= base &&
 	    w < base + sizeof(struct orcu__slot) * (size_t)orcu__g.nr_possible) {
 		slot = (long)((w - base) / sizeof(struct orcu__slot));
-		if (where == &orcu__g.slots[slot].lazyq)
+		if (where == &orcu__g.slots[slot].post.lazyq)
 			call = "orcu_call_lazy";
 	}
 	if (slot >= 0)

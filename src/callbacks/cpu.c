@@ -48,8 +48,7 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 				    nr_possible - g * stride : stride;
 	}
 	for (int i = 0; i < nr_possible; i++) {
-		orcu__slot_init(&slots[i], i);
-		slots[i].leader = &leaders[i / stride];
+		orcu__slot_init(&slots[i], i, &leaders[i / stride]);
 		if (orcu__bit_test(online, i))
 			orcu__slot_set_online(&slots[i]);
 		/* Born INLINE, counted in nr_inline until offloaded. */
@@ -175,5 +174,5 @@ void orcu__cpu_set_offload(int cpu, bool on)
 
 	orcu__slot_set_offloaded(s, on);
 	/* The leader re-decides who invokes this slot's ready callbacks. */
-	orcu__nocb_wake_leader(s->leader, true);
+	orcu__nocb_wake_leader(s->st.leader, true);
 }

@@ -142,10 +142,10 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 {
 	unsigned long first, last, cur;
 	bool take_lazy = false;
-	long nlazy = orcu__load_relaxed(&s->n_lazy);
+	long nlazy = orcu__load_relaxed(&s->post.n_lazy);
 
 	if (nlazy) {
-		uint64_t due = orcu__load_relaxed(&s->lazy_first_ns) +
+		uint64_t due = orcu__load_relaxed(&s->post.lazy_first_ns) +
 			       (uint64_t)orcu__g.lazy_ms * 1000000ull;
 
 		if (now >= due || nlazy >= orcu__g.lazy_max ||
@@ -160,13 +160,12 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 	 * above, or here for one still being posted when we took the queue
 	 * (counted, not yet pushed: its poster wakes nobody; found by
 	 * models/leader_wake.pml -DLAZY). */
-	if (take_lazy && orcu__load_relaxed(&s->n_lazy)) {
+	if (take_lazy && orcu__load_relaxed(&s->post.n_lazy)) {
 		scan_timer(sc, (int64_t)orcu__g.lazy_ms * 1000000);
 		nlazy = 1;
 		take_lazy = false;
 	}
-	/* Relaxed: a hint for the re-scan (group_has_new()). */
-	orcu__store_relaxed(&s->lazy_armed, nlazy && !take_lazy);
+	orcu__slot_set_lazy_armed_locked(s, nlazy && !take_lazy);
 	/* Read after the splice, behind a full fence: the GP we tag with
 	 * starts after every callback we just took was posted.  seq_cst (so
 	 * acquire): a GP we see ended, with what its readers did, is visible
@@ -179,10 +178,10 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 		if (!sc->need_gp || orcu__seq_lt(sc->last, last))
 			sc->last = last;
 		sc->need_gp = true;
-		if (orcu__load_relaxed(&s->hurry))
+		if (orcu__load_relaxed(&s->st.hurry))
 			sc->hurry = true;
 	}
-	if (!orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
+	if (!orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE))
 		scan_done(s, now, sc);
 	orcu__slot_unlock(s);
 }
@@ -194,31 +193,28 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
  * application thread to come by: TAKEOVER at once, drained in place. */
 static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 {
-	int mode = orcu__load_relaxed(&s->mode);
+	int mode = orcu__load_relaxed(&s->st.mode);
 
-	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->hurry) &&
+	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->st.hurry) &&
 	    orcu__slot_online(s)) {
-		if (!orcu__load_relaxed(&s->inline_ready)) {
-			s->inline_deadline_ns = now + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull;
-			/* Order: none needed; a hint, and the inline invoker
-			 * claims the callbacks under cb_lock. */
-			orcu__store_relaxed(&s->inline_ready, 1);
-			scan_timer(sc, (int64_t)(s->inline_deadline_ns - now));
+		if (!orcu__load_relaxed(&s->inv.inline_ready)) {
+			orcu__slot_offer_inline_locked(s, now + (uint64_t)orcu__g.inline_takeover_ms *
+							      1000000ull);
+			scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
 			return;
 		}
-		if (now < s->inline_deadline_ns) {
-			scan_timer(sc, (int64_t)(s->inline_deadline_ns - now));
+		if (now < s->inv.inline_deadline_ns) {
+			scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
 			return;
 		}
 	}
-	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->hurry)) {
-		orcu__slot_set_mode_locked(s, ORCU__SLOT_TAKEOVER);
-		orcu__fetch_add_relaxed(&s->n_takeover, 1);
+	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->st.hurry)) {
+		orcu__slot_take_over_locked(s);
 		orcu__count(takeovers, 1);
 	} else if (mode != ORCU__SLOT_TAKEOVER) {
-		orcu__store_relaxed(&s->inline_ready, 0);
+		orcu__slot_withdraw_inline_locked(s);
 	}
-	if (orcu__load_relaxed(&s->has_follower))
+	if (orcu__load_relaxed(&s->st.has_follower))
 		orcu__nocb_wake_follower_locked(s);
 	else
 		sc->invoke = true;
@@ -229,12 +225,12 @@ static bool group_has_new(struct orcu__leader *l)
 	for (int i = l->first; i < l->first + l->nslots; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		if (!orcu__load_relaxed(&s->attached))
+		if (!orcu__load_relaxed(&s->st.attached))
 			continue;
 		if (orcu__slot_has_new(s))
 			return true;
 		/* Point 5: lazy callbacks no timer was armed for. */
-		if (!orcu__load_relaxed(&s->lazy_armed) && !orcu__mpsc_empty(&s->lazyq))
+		if (!orcu__load_relaxed(&s->inv.lazy_armed) && !orcu__mpsc_empty(&s->post.lazyq))
 			return true;
 	}
 	return false;
@@ -286,7 +282,7 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
  * cb_lock. */
 static bool orphan_with_work(struct orcu__slot *s)
 {
-	return !orcu__load_relaxed(&s->attached) && orcu__slot_has_work(s);
+	return !orcu__load_relaxed(&s->st.attached) && orcu__slot_has_work(s);
 }
 
 /* Ready callbacks of the slots this leader serves that have no follower
@@ -299,11 +295,11 @@ static long leader_invoke(struct orcu__leader *l, bool orphans)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 		bool ours = i >= l->first && i < l->first + l->nslots &&
-			    orcu__load_relaxed(&s->attached);
+			    orcu__load_relaxed(&s->st.attached);
 
 		if (!ours && !(orphans && orphan_with_work(s)))
 			continue;
-		if (!orcu__load_relaxed(&s->has_follower))
+		if (!orcu__load_relaxed(&s->st.has_follower))
 			n += orcu__slot_invoke_done(s, 0, false);
 	}
 	return n;
@@ -402,7 +398,7 @@ static void *leader_main(void *arg)
 			struct orcu__slot *s = &orcu__g.slots[i];
 
 			/* Order: as in orphan_with_work(). */
-			if (orcu__load_relaxed(&s->attached))
+			if (orcu__load_relaxed(&s->st.attached))
 				scan_slot(s, now, &sc);
 		}
 		/* Progress made: scan again before sleeping.  A busy claim
@@ -431,10 +427,10 @@ static void *leader_main(void *arg)
  * Yes unless the mode is INLINE (TAKEOVER is the permission), or flooded. */
 static bool follower_has_work(struct orcu__slot *s)
 {
-	if (s->invoking || orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
+	if (s->inv.invoking || orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE))
 		return false;
-	return orcu__load_relaxed(&s->mode) != ORCU__SLOT_INLINE ||
-	       orcu__load_relaxed(&s->hurry);
+	return orcu__load_relaxed(&s->st.mode) != ORCU__SLOT_INLINE ||
+	       orcu__load_relaxed(&s->st.hurry);
 }
 
 static void *follower_main(void *arg)
@@ -442,11 +438,11 @@ static void *follower_main(void *arg)
 	struct orcu__slot *s = arg;
 	uint32_t ticket;
 
-	orcu__tls.library_slot = s->cpu;
+	orcu__tls.library_slot = s->st.cpu;
 	/* A fork child's copy (retired, lifecycle.c) ends, as in leader_main(). */
 	while (!orcu__tls.retired) {
 		orcu__slot_lock(s);
-		if (orcu__load_relaxed(&s->follower_stop)) {
+		if (orcu__load_relaxed(&s->fol.stop)) {
 			orcu__slot_unlock(s);
 			break;
 		}
@@ -458,13 +454,13 @@ static void *follower_main(void *arg)
 		/* Set under cb_lock: a waker that makes work for us holds it
 		 * too, clears it, then notifies (orcu__nocb_wake_follower_locked(),
 		 * orcu__nocb_request_stop()); neither waits for us. */
-		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_SLEEPING);
+		orcu__slot_follower_sleeping_locked(s);
 		orcu__slot_unlock(s);
-		ticket = orcu__event_prepare(&s->follower_wake);
-		if (orcu__load_relaxed(&s->follower_sleep) == ORCU__FOLLOWER_SLEEPING)
-			orcu__event_wait(&s->follower_wake, ticket, -1);
+		ticket = orcu__event_prepare(&s->fol.wake);
+		if (orcu__load_relaxed(&s->fol.sleep) == ORCU__FOLLOWER_SLEEPING)
+			orcu__event_wait(&s->fol.wake, ticket, -1);
 		else
-			orcu__event_cancel(&s->follower_wake);
+			orcu__event_cancel(&s->fol.wake);
 	}
 	return NULL;
 }
@@ -478,8 +474,9 @@ static void *follower_main(void *arg)
  * follower leaves invocation to the leader. */
 int orcu__nocb_spawn_slot(struct orcu__slot *s)
 {
-	struct orcu__leader *l = s->leader;
+	struct orcu__leader *l = s->st.leader;
 	char name[16];
+	pthread_t tid;
 	int ret = 0, err;
 
 	ORCU__ASSERT_HELD(&orcu__g.lock);
@@ -488,15 +485,13 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 	/* Past ORCU_MAX_THREADS a slot goes without a follower (its leader
 	 * invokes) and a group without a leader (its slots are served by
 	 * another group's leader, serve.c rule b). */
-	if (!flat() && !orcu__load_relaxed(&s->has_follower) &&
+	if (!flat() && !orcu__load_relaxed(&s->st.has_follower) &&
 	    orcu__thread_budget_ok()) {
-		snprintf(name, sizeof(name), "orcu-oc/%d", s->cpu);
-		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
-		orcu__event_reset(&s->follower_wake);
-		orcu__store_relaxed(&s->follower_stop, 0);
-		err = orcu__spawn(&s->follower_tid, name, follower_main, s);
+		snprintf(name, sizeof(name), "orcu-oc/%d", s->st.cpu);
+		orcu__slot_follower_reset(s);
+		err = orcu__spawn(&tid, name, follower_main, s);
 		if (err == 0) {
-			orcu__slot_set_has_follower(s, true);
+			orcu__slot_follower_started(s, tid);
 			orcu__fetch_add_relaxed(&orcu__g.followers_alive, 1);
 		} else {
 			ret = err;
@@ -530,7 +525,7 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		}
 		orcu__fetch_add_relaxed(&orcu__g.leaders_alive, 1);
 	}
-	if (!orcu__load_relaxed(&s->attached)) {
+	if (!orcu__load_relaxed(&s->st.attached)) {
 		orcu__slot_attach(s);
 		/* Callbacks posted while nobody scanned us: rescan. */
 		orcu__nocb_wake_leader(l, true);
@@ -561,13 +556,8 @@ void orcu__nocb_request_stop(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		if (!orcu__load_relaxed(&s->has_follower))
-			continue;
-		orcu__slot_lock(s);
-		orcu__store_relaxed(&s->follower_stop, 1);
-		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
-		orcu__slot_unlock(s);
-		orcu__event_notify(&s->follower_wake);
+		if (orcu__load_relaxed(&s->st.has_follower))
+			orcu__slot_follower_stop(s);
 	}
 }
 
@@ -587,10 +577,10 @@ void orcu__nocb_join_all(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		/* Pairs with the release in orcu__slot_set_has_follower():
+		/* Pairs with the release in orcu__slot_follower_started():
 		 * follower_tid was written before it. */
-		if (orcu__load_acquire(&s->has_follower))
-			pthread_join(s->follower_tid, NULL);
+		if (orcu__load_acquire(&s->st.has_follower))
+			pthread_join(s->st.follower_tid, NULL);
 	}
 }
 
@@ -613,11 +603,8 @@ void orcu__nocb_forget_all(void)
 		orcu__store_relaxed(&l->orphans, 0);
 		orcu__store_relaxed(&l->sleep, ORCU__LEADER_SLEEPING);
 	}
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		orcu__slot_set_has_follower(&orcu__g.slots[i], false);
-		orcu__slot_detach(&orcu__g.slots[i]);
-		orcu__store_relaxed(&orcu__g.slots[i].inline_ready, 0);
-	}
+	for (int i = 0; i < orcu__g.nr_possible; i++)
+		orcu__slot_forget_threads(&orcu__g.slots[i]);
 	orcu__store_relaxed(&orcu__g.leaders_alive, 0);
 	orcu__store_relaxed(&orcu__g.followers_alive, 0);
 }

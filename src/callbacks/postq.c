@@ -201,15 +201,15 @@ static void owners_add(struct orcu__slot *s, int n)
 	/* seq_cst: pairs with the leader's read of postq_owners after it
 	 * published that it sleeps (nocb.c leader_sleep()); a claimer's first
 	 * post then fences (call.c). */
-	orcu__fetch_add_seq_cst(&s->leader->postq_owners, n);
+	orcu__fetch_add_seq_cst(&s->st.leader->postq_owners, n);
 }
 
 static struct orcu__postq *claim(struct orcu__slot *s)
 {
-	struct orcu__postq *q, *head;
+	struct orcu__postq *q;
 
 	/* A queue whose owner left: its heads stay in order, ours follow. */
-	for (q = orcu__load_acquire(&s->postqs); q; q = q->next) {
+	for (q = orcu__load_acquire(&s->st.postqs); q; q = q->next) {
 		int free_ = 0;
 
 		/* Acquire: the last owner's producer fields.  Pairs with the
@@ -221,15 +221,7 @@ static struct orcu__postq *claim(struct orcu__slot *s)
 		q = orcu__postq_new(s);
 		if (!q)
 			return NULL;
-		head = orcu__load_relaxed(&s->postqs);
-		do {
-			q->next = head;
-			/* Release: the queue is set up before a consumer that
-			 * finds it reads it.  Pairs with the acquire loads of
-			 * postqs (slot.h, orcu__slot_splice_new_locked()). */
-		} while (!atomic_compare_exchange_weak_explicit(&s->postqs, &head, q,
-								memory_order_release,
-								memory_order_relaxed));
+		orcu__slot_add_postq(s, q);
 	}
 	owners_add(s, 1);
 	return q;
@@ -239,7 +231,7 @@ static void give_up(struct orcu__postq *q)
 {
 	/* Release: our posts come before a leader that reads the count or
 	 * the queue free (point 5), and before the next owner's. */
-	orcu__fetch_sub_release(&q->slot->leader->postq_owners, 1);
+	orcu__fetch_sub_release(&q->slot->st.leader->postq_owners, 1);
 	orcu__store_release(&q->owned, 0);
 }
 
@@ -315,7 +307,7 @@ struct orcu__postq *orcu__postq_switch(struct orcu__slot *s, bool *claimed)
  * no owner (point 7). */
 void orcu__postq_after_fork(struct orcu__slot *s)
 {
-	for (struct orcu__postq *q = orcu__load_relaxed(&s->postqs); q; q = q->next) {
+	for (struct orcu__postq *q = orcu__load_relaxed(&s->st.postqs); q; q = q->next) {
 		bool ours = false;
 
 		for (int i = 0; i < orcu__tls.npostqs; i++)
@@ -323,6 +315,6 @@ void orcu__postq_after_fork(struct orcu__slot *s)
 		if (ours || !orcu__load_relaxed(&q->owned))
 			continue;
 		orcu__store_relaxed(&q->owned, 0);
-		orcu__fetch_sub_relaxed(&s->leader->postq_owners, 1);
+		orcu__fetch_sub_relaxed(&s->st.leader->postq_owners, 1);
 	}
 }

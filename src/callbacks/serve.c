@@ -160,7 +160,7 @@ static void serve_unattached(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		if (!orcu__load_relaxed(&s->attached) && orcu__slot_has_work(s))
+		if (!orcu__load_relaxed(&s->st.attached) && orcu__slot_has_work(s))
 			serve_slot(s);
 	}
 }
@@ -247,8 +247,8 @@ bool orcu__serve_posted(void)
  * offline).  Order: none needed for attached (point 2). */
 void orcu__serve_kick(struct orcu__slot *s)
 {
-	if (orcu__load_relaxed(&s->attached))
-		orcu__nocb_wake_leader(s->leader, true);
+	if (orcu__load_relaxed(&s->st.attached))
+		orcu__nocb_wake_leader(s->st.leader, true);
 	else
 		orcu__serve_posted();
 }

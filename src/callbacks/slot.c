@@ -58,7 +58,10 @@
  *     take reads their counts first, then takes the shared queue.
  *
  * The slot's named states (slot.h) change only here, each transition
- * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.
+ * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.  So
+ * does every other slot word (slot.h's table says who calls what), and
+ * ORCU_DEBUG builds check the table's rules at each cb_lock unlock
+ * (orcu__slot_check_at()).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -79,7 +82,7 @@
 
 /* Posters write one line on the orcu_call path, and nothing else does
  * there but to take the queues (slot.h). */
-_Static_assert(offsetof(struct orcu__slot, cpu) == ORCU__CACHELINE,
+_Static_assert(offsetof(struct orcu__slot, st) == ORCU__CACHELINE,
 	       "the posters' fields fill exactly one cache line");
 
 /* ------------------------------------------------------------------ */
@@ -139,51 +142,112 @@ bool orcu__nocb_wake_adopter(void)
 	return true;
 }
 
-/* Caller holds s->cb_lock and just made DONE non-empty for the slot's
+/* Caller holds s->inv.cb_lock and just made DONE non-empty for the slot's
  * threads: wake the follower, or the leader that scans the slot where
  * there is no follower. */
 void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
 {
 	orcu__slot_assert_locked(s);
-	if (!orcu__load_relaxed(&s->has_follower)) {
+	if (!orcu__load_relaxed(&s->st.has_follower)) {
 		/* Order: none needed for attached; a slot attached later has
 		 * its leader forced awake (serve.c point 2). */
-		if (!orcu__load_relaxed(&s->attached) || !orcu__nocb_wake_leader(s->leader, true))
+		if (!orcu__load_relaxed(&s->st.attached) || !orcu__nocb_wake_leader(s->st.leader, true))
 			orcu__nocb_wake_adopter();
 		return;
 	}
-	/* follower_sleep is set under cb_lock by a follower that found no
+	/* fol.sleep is set under cb_lock by a follower that found no
 	 * work; we hold cb_lock, so it is asleep or will see our DONE.  It
 	 * re-checks the state after preparing its event (follower_main()). */
-	if (orcu__load_relaxed(&s->follower_sleep) == ORCU__FOLLOWER_SLEEPING) {
-		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
-		orcu__event_notify(&s->follower_wake);
+	if (orcu__load_relaxed(&s->fol.sleep) == ORCU__FOLLOWER_SLEEPING) {
+		orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
+		orcu__event_notify(&s->fol.wake);
 		orcu__count(leader_wakeups, 1);
-		orcu__trace1(follower_wake, s->cpu);
+		orcu__trace1(follower_wake, s->st.cpu);
 	}
 }
 
-void orcu__slot_init(struct orcu__slot *s, int cpu)
+void orcu__slot_init(struct orcu__slot *s, int cpu, struct orcu__leader *leader)
 {
 	memset(s, 0, sizeof(*s));
-	s->cpu = cpu;
-	orcu__mpsc_init(&s->newq);
-	orcu__mpsc_init(&s->lazyq);
-	pthread_mutex_init(&s->cb_lock, NULL);
-	orcu__cblist_init(&s->cbl);
-	s->barrier_head.func = orcu__barrier_cb;
-	s->life = ORCU__SLOT_NEVER_ONLINE;
-	s->mode = ORCU__SLOT_INLINE;
+	s->st.cpu = cpu;
+	s->st.leader = leader;
+	orcu__mpsc_init(&s->post.newq);
+	orcu__mpsc_init(&s->post.lazyq);
+	pthread_mutex_init(&s->inv.cb_lock, NULL);
+	orcu__cblist_init(&s->inv.cbl);
+	s->bar.head.func = orcu__barrier_cb;
+	s->st.life = ORCU__SLOT_NEVER_ONLINE;
+	s->st.mode = ORCU__SLOT_INLINE;
 }
 
 void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
 			 const char *what)
 {
-	orcu__die("%s:%d: CPU %d's cb_lock %s", file, line, s->cpu, what);
+	orcu__die("%s:%d: CPU %d's cb_lock %s", file, line, s->st.cpu, what);
 }
 
 #ifdef ORCU_DEBUG
-#define check_list(s) orcu__cblist_check(&(s)->cbl)
+#define check_list(s) orcu__cblist_check(&(s)->inv.cbl)
+
+static void rule_broken(const struct orcu__slot *s, const char *file, int line,
+			const char *rule) __attribute__((noreturn));
+
+static void rule_broken(const struct orcu__slot *s, const char *file, int line,
+			const char *rule)
+{
+	orcu__die("%s:%d: CPU %d's slot breaks %s (slot.h) at cb_lock unlock: life %d "
+		  "mode %d DONE %s inline_ready %d invoking %d inflight %p in_chain %d "
+		  "fol.sleep %d fol.stop %d", file, line, s->st.cpu, rule,
+		  orcu__load_relaxed(&s->st.life), orcu__load_relaxed(&s->st.mode),
+		  orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE) ? "empty" : "non-empty",
+		  orcu__load_relaxed(&s->inv.inline_ready), s->inv.invoking,
+		  (void *)orcu__load_relaxed(&s->inv.inflight),
+		  orcu__load_relaxed(&s->inv.in_chain), orcu__load_relaxed(&s->fol.sleep),
+		  orcu__load_relaxed(&s->fol.stop));
+}
+
+#define RULE(ok, rule) do { \
+	if (orcu__unlikely(!(ok))) \
+		rule_broken(s, file, line, rule); \
+	} while (0)
+
+/*
+ * slot.h's table, its [Cn] rules, with cb_lock held (the caller's
+ * unlock).  Only words that change under cb_lock are tied together here,
+ * or a word written without it that the rule allows either way:
+ * inline_ready is cleared without cb_lock (0 breaks nothing), in_chain
+ * and inflight are written without it only by the claimer, while
+ * invoking is 1, and life only leaves NEVER_ONLINE.  Relaxed loads: the
+ * lock orders what its holders wrote.
+ */
+void orcu__slot_check_at(const struct orcu__slot *s, const char *file, int line)
+{
+	int life = orcu__load_relaxed(&s->st.life);
+	int mode = orcu__load_relaxed(&s->st.mode);
+	bool done = !orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE);
+	int ready = orcu__load_relaxed(&s->inv.inline_ready);
+	int sleep = orcu__load_relaxed(&s->fol.sleep);
+
+	RULE(life == ORCU__SLOT_NEVER_ONLINE || life == ORCU__SLOT_ONLINE ||
+	     life == ORCU__SLOT_OFFLINE, "[C1] life is a named state");
+	RULE(mode == ORCU__SLOT_INLINE || mode == ORCU__SLOT_TAKEOVER ||
+	     mode == ORCU__SLOT_OFFLOADED, "[C1] mode is a named state");
+	RULE(mode != ORCU__SLOT_TAKEOVER || done, "[C2] TAKEOVER => DONE non-empty");
+	RULE(s->inv.invoking == 0 || s->inv.invoking == 1, "[C3] invoking is 0 or 1");
+	RULE(s->inv.invoking || !orcu__load_relaxed(&s->inv.inflight),
+	     "[C3] !invoking => inflight == NULL");
+	RULE(s->inv.invoking || !orcu__load_relaxed(&s->inv.in_chain),
+	     "[C4] in_chain => invoking");
+	RULE(!ready || mode != ORCU__SLOT_OFFLOADED, "[C5] inline_ready => mode != OFFLOADED");
+	RULE(!ready || done, "[C5] inline_ready => DONE non-empty");
+	RULE(!ready || life != ORCU__SLOT_NEVER_ONLINE,
+	     "[C5] inline_ready => life != NEVER_ONLINE");
+	RULE(sleep == ORCU__FOLLOWER_AWAKE || sleep == ORCU__FOLLOWER_SLEEPING,
+	     "[C6] fol.sleep is AWAKE or SLEEPING");
+	RULE(sleep != ORCU__FOLLOWER_SLEEPING || !orcu__load_relaxed(&s->fol.stop),
+	     "[C6] fol.sleep SLEEPING => !fol.stop");
+}
+#undef RULE
 #else
 #define check_list(s) ((void)0)
 #endif
@@ -197,20 +261,20 @@ void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
  * (orcu_get_stats()) take a snapshot. */
 void orcu__slot_set_online(struct orcu__slot *s)
 {
-	orcu__store_relaxed(&s->life, ORCU__SLOT_ONLINE);
+	orcu__store_relaxed(&s->st.life, ORCU__SLOT_ONLINE);
 }
 
 void orcu__slot_set_offline(struct orcu__slot *s)
 {
 	ORCU__ASSERT_HELD(&orcu__g.lock);
-	ORCU__BUG_ON(orcu__load_relaxed(&s->life) != ORCU__SLOT_ONLINE);
-	orcu__store_relaxed(&s->life, ORCU__SLOT_OFFLINE);
+	ORCU__BUG_ON(orcu__load_relaxed(&s->st.life) != ORCU__SLOT_ONLINE);
+	orcu__store_relaxed(&s->st.life, ORCU__SLOT_OFFLINE);
 }
 
 /* nr_inline counts the slots whose mode is not OFFLOADED. */
 void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to)
 {
-	int from = orcu__load_relaxed(&s->mode);
+	int from = orcu__load_relaxed(&s->st.mode);
 
 	orcu__slot_assert_locked(s);
 	ORCU__BUG_ON(from == (int)to);
@@ -221,15 +285,15 @@ void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to)
 		orcu__fetch_sub_relaxed(&orcu__g.nr_inline, 1);
 	/* Order: cb_lock; readers without it (orcu__inline_poll(), nocb.c)
 	 * only take a hint and claim callbacks under cb_lock. */
-	orcu__store_relaxed(&s->mode, (int)to);
+	orcu__store_relaxed(&s->st.mode, (int)to);
 }
 
 /* DONE is empty (or gone): nothing is left for inline invokers, and a
  * takeover ends.  Under cb_lock. */
 static void done_drained_locked(struct orcu__slot *s)
 {
-	orcu__store_relaxed(&s->inline_ready, 0);
-	if (orcu__load_relaxed(&s->mode) == ORCU__SLOT_TAKEOVER)
+	orcu__store_relaxed(&s->inv.inline_ready, 0);
+	if (orcu__load_relaxed(&s->st.mode) == ORCU__SLOT_TAKEOVER)
 		orcu__slot_set_mode_locked(s, ORCU__SLOT_INLINE);
 }
 
@@ -240,7 +304,7 @@ void orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
 	orcu__slot_lock(s);
 	if (on && !orcu__slot_offloaded(s)) {
 		orcu__slot_set_mode_locked(s, ORCU__SLOT_OFFLOADED);
-		orcu__store_relaxed(&s->inline_ready, 0);
+		orcu__store_relaxed(&s->inv.inline_ready, 0);
 	} else if (!on && orcu__slot_offloaded(s)) {
 		orcu__slot_set_mode_locked(s, ORCU__SLOT_INLINE);
 	}
@@ -253,44 +317,134 @@ void orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
  * and the server rule, and either finds its callback (serve.c point 2). */
 void orcu__slot_attach(struct orcu__slot *s)
 {
-	ORCU__BUG_ON(!orcu__load_relaxed(&s->leader->exists));
-	orcu__store_relaxed(&s->attached, 1);
+	ORCU__BUG_ON(!orcu__load_relaxed(&s->st.leader->exists));
+	orcu__store_relaxed(&s->st.attached, 1);
 }
 
-void orcu__slot_detach(struct orcu__slot *s)
+/* After orcu_shutdown()'s joins, or in a fork child (nocb.c
+ * orcu__nocb_forget_all(), under orcu__g.lock): no thread serves s. */
+void orcu__slot_forget_threads(struct orcu__slot *s)
 {
-	orcu__store_relaxed(&s->attached, 0);
+	/* Release, as every store of has_follower; nothing is published. */
+	orcu__store_release(&s->st.has_follower, 0);
+	orcu__store_relaxed(&s->st.attached, 0);
+	/* Relaxed, without cb_lock: it only clears a hint, which every rule
+	 * allows (slot.h). */
+	orcu__store_relaxed(&s->inv.inline_ready, 0);
 }
 
-/* Pairs with the acquire in orcu__nocb_join_all(): follower_tid is
- * written first. */
-void orcu__slot_set_has_follower(struct orcu__slot *s, bool has)
+/* ------------------------------------------------------------------ */
+/* The follower's record (nocb.c runs the thread) */
+
+/* Under orcu__g.lock, before its follower thread is created (none runs). */
+void orcu__slot_follower_reset(struct orcu__slot *s)
 {
-	orcu__store_release(&s->has_follower, has);
+	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
+	orcu__event_reset(&s->fol.wake);
+	orcu__store_relaxed(&s->fol.stop, 0);
+}
+
+/* Under orcu__g.lock: the follower thread tid runs.  Pairs with the
+ * acquire in orcu__nocb_join_all(): follower_tid is written first. */
+void orcu__slot_follower_started(struct orcu__slot *s, pthread_t tid)
+{
+	s->st.follower_tid = tid;
+	orcu__store_release(&s->st.has_follower, 1);
+}
+
+/* The follower, under cb_lock, found no work: it sleeps on fol.wake until
+ * a waker that holds cb_lock clears it (orcu__nocb_wake_follower_locked(),
+ * orcu__slot_follower_stop()); neither waits for it. */
+void orcu__slot_follower_sleeping_locked(struct orcu__slot *s)
+{
+	orcu__slot_assert_locked(s);
+	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_SLEEPING);
+}
+
+/* Under orcu__g.lock (orcu_shutdown): s's follower leaves its loop; it is
+ * joined later (orcu__nocb_join_all()). */
+void orcu__slot_follower_stop(struct orcu__slot *s)
+{
+	orcu__slot_lock(s);
+	orcu__store_relaxed(&s->fol.stop, 1);
+	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
+	orcu__slot_unlock(s);
+	orcu__event_notify(&s->fol.wake);
+}
+
+/* ------------------------------------------------------------------ */
+/* The leader's decisions (nocb.c scan_slot(), scan_done()), under cb_lock */
+
+/* Relaxed: a hint for the re-scan (group_has_new()). */
+void orcu__slot_set_lazy_armed_locked(struct orcu__slot *s, bool armed)
+{
+	orcu__slot_assert_locked(s);
+	orcu__store_relaxed(&s->inv.lazy_armed, armed);
+}
+
+/* An online INLINE slot's ready callbacks are offered to its application
+ * threads until deadline_ns; then the follower takes over. */
+void orcu__slot_offer_inline_locked(struct orcu__slot *s, uint64_t deadline_ns)
+{
+	orcu__slot_assert_locked(s);
+	s->inv.inline_deadline_ns = deadline_ns;
+	/* Order: none needed; a hint, and the inline invoker claims the
+	 * callbacks under cb_lock. */
+	orcu__store_relaxed(&s->inv.inline_ready, 1);
+}
+
+/* The offer is withdrawn: an offloaded or flooded slot is its threads'. */
+void orcu__slot_withdraw_inline_locked(struct orcu__slot *s)
+{
+	orcu__slot_assert_locked(s);
+	orcu__store_relaxed(&s->inv.inline_ready, 0);
+}
+
+/* INLINE -> TAKEOVER: the deadline passed, or the slot is offline. */
+void orcu__slot_take_over_locked(struct orcu__slot *s)
+{
+	orcu__slot_set_mode_locked(s, ORCU__SLOT_TAKEOVER);
+	orcu__fetch_add_relaxed(&s->cnt.n_takeover, 1);
 }
 
 /* ------------------------------------------------------------------ */
 /* Lists */
 
+/* A claimer's new posting queue (postq.c claim()), pushed and never
+ * removed. */
+void orcu__slot_add_postq(struct orcu__slot *s, struct orcu__postq *q)
+{
+	struct orcu__postq *head = orcu__load_relaxed(&s->st.postqs);
+
+	do {
+		q->next = head;
+		/* Release: the queue is set up before a consumer that finds it
+		 * reads it.  Pairs with the acquire loads of postqs (slot.h,
+		 * orcu__slot_splice_new_locked()). */
+	} while (!atomic_compare_exchange_weak_explicit(&s->st.postqs, &head, q,
+							memory_order_release,
+							memory_order_relaxed));
+}
+
 /* Anything posted that no take has moved into the list yet.  seq_cst:
  * a leader's re-scan before it sleeps (nocb.c point 2; postq.c point 5). */
 bool orcu__slot_has_new(struct orcu__slot *s)
 {
-	if (!orcu__mpsc_empty(&s->newq))
+	if (!orcu__mpsc_empty(&s->post.newq))
 		return true;
 	/* Pairs with the release push in orcu__postq_claim(). */
-	for (struct orcu__postq *q = orcu__load_acquire(&s->postqs); q; q = q->next)
+	for (struct orcu__postq *q = orcu__load_acquire(&s->st.postqs); q; q = q->next)
 		if (orcu__load_seq_cst(&q->posted) != orcu__load_relaxed(&q->taken))
 			return true;
 	return false;
 }
 
 /* Anything counted and not yet invoked, or a barrier marker, is here:
- * the slot needs a server.  Relaxed on marker_queued: a hint; the marker
+ * the slot needs a server.  Relaxed on bar.queued: a hint; the marker
  * is read under cb_lock by whoever serves. */
 bool orcu__slot_has_work(struct orcu__slot *s)
 {
-	return orcu__slot_pending(s) > 0 || orcu__load_relaxed(&s->marker_queued);
+	return orcu__slot_pending(s) > 0 || orcu__load_relaxed(&s->bar.queued);
 }
 
 /* Once per slot: s never came online, yet holds callbacks (kernel commit
@@ -299,16 +453,16 @@ bool orcu__slot_has_work(struct orcu__slot *s)
 void orcu__slot_report_orphan(struct orcu__slot *s, const char *how)
 {
 	/* Relaxed: only keeps the message to one per slot. */
-	if (orcu__slot_ever_online(s) || orcu__load_relaxed(&s->orphan_reported) ||
-	    !orcu__slot_pending(s) || orcu__xchg_relaxed(&s->orphan_reported, 1))
+	if (orcu__slot_ever_online(s) || orcu__load_relaxed(&s->st.orphan_reported) ||
+	    !orcu__slot_pending(s) || orcu__xchg_relaxed(&s->st.orphan_reported, 1))
 		return;
-	orcu__warn("CPU %d never came online and holds %ld callback(s): %s", s->cpu,
+	orcu__warn("CPU %d never came online and holds %ld callback(s): %s", s->st.cpu,
 		   orcu__slot_pending(s), how);
 }
 
 /*
  * Move what was posted (and, with take_lazy, what is held lazily) into the
- * segmented list.  Caller holds s->cb_lock.  Returns how many moved.
+ * segmented list.  Caller holds s->inv.cb_lock.  Returns how many moved.
  * Point 7: the posting queues' counts are read first, the shared queue
  * taken next, and its heads go in first: a thread that posted to the
  * shared queue and then to a queue of its own (it came back to this slot)
@@ -318,30 +472,30 @@ void orcu__slot_report_orphan(struct orcu__slot *s, const char *how)
 long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 {
 	struct orcu_head *first, *last;
-	struct orcu__postq *qs = orcu__load_acquire(&s->postqs);
+	struct orcu__postq *qs = orcu__load_acquire(&s->st.postqs);
 	long n, total = 0, pq = 0;
 
 	orcu__slot_assert_locked(s);
 	/* Pairs with the release push in orcu__postq_claim() (above). */
 	for (struct orcu__postq *q = qs; q; q = q->next)
 		q->snap = orcu__postq_published(q);
-	if (take_lazy && orcu__load_relaxed(&s->n_lazy)) {
-		n = orcu__mpsc_take(&s->lazyq, &first, &last);
+	if (take_lazy && orcu__load_relaxed(&s->post.n_lazy)) {
+		n = orcu__mpsc_take(&s->post.lazyq, &first, &last);
 		if (n) {
-			orcu__cblist_enqueue_chain(&s->cbl, first, last, n);
-			orcu__fetch_sub_relaxed(&s->n_lazy, n);
+			orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
+			orcu__fetch_sub_relaxed(&s->post.n_lazy, n);
 			total += n;
 		}
 	}
-	n = orcu__mpsc_take(&s->newq, &first, &last);
+	n = orcu__mpsc_take(&s->post.newq, &first, &last);
 	if (n) {
-		orcu__cblist_enqueue_chain(&s->cbl, first, last, n);
+		orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
 		total += n;
 	}
 	for (struct orcu__postq *q = qs; q; q = q->next) {
 		n = orcu__postq_take(q, q->snap, &first, &last);
 		if (n)
-			orcu__cblist_enqueue_chain(&s->cbl, first, last, n);
+			orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
 		pq += n;
 	}
 	return total + pq;
@@ -355,10 +509,10 @@ bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 			       unsigned long *first, unsigned long *last)
 {
 	orcu__slot_assert_locked(s);
-	orcu__cblist_advance(&s->cbl, cur);
-	orcu__cblist_accelerate(&s->cbl, orcu__seq_snap(cur));
+	orcu__cblist_advance(&s->inv.cbl, cur);
+	orcu__cblist_accelerate(&s->inv.cbl, orcu__seq_snap(cur));
 	check_list(s);
-	return orcu__cblist_wait_range(&s->cbl, first, last);
+	return orcu__cblist_wait_range(&s->inv.cbl, first, last);
 }
 
 /* orcu_barrier: the slot's marker behind everything posted to it.  The
@@ -367,10 +521,17 @@ void orcu__slot_entrain_marker(struct orcu__slot *s)
 {
 	orcu__slot_lock(s);
 	orcu__slot_splice_new_locked(s, true);
-	orcu__cblist_entrain(&s->cbl, &s->barrier_head);
+	orcu__cblist_entrain(&s->inv.cbl, &s->bar.head);
 	check_list(s);
-	orcu__store_relaxed(&s->marker_queued, 1);
+	orcu__store_relaxed(&s->bar.queued, 1);
 	orcu__slot_unlock(s);
+}
+
+/* The marker h runs (barrier.c orcu__barrier_cb(), on its slot's invoker,
+ * without cb_lock): its slot has no marker queued any more. */
+void orcu__slot_marker_ran(struct orcu_head *h)
+{
+	orcu__store_relaxed(&orcu__marker_slot(h)->bar.queued, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -382,21 +543,21 @@ static void note_invoked(struct orcu__slot *s, long n)
 
 	if (!n)
 		return;
-	orcu__fetch_add_relaxed(&s->n_invoked, (uint64_t)n);
+	orcu__fetch_add_relaxed(&s->cnt.n_invoked, (uint64_t)n);
 	/* Release: the callbacks' effects are visible to a barrier that
 	 * reads pending == 0.  Pairs with the acquire of n_done in
 	 * orcu__slot_pending().  They were counted in n_posted before we
 	 * could take them. */
-	done = orcu__fetch_add_release(&s->n_done, n) + n;
+	done = orcu__fetch_add_release(&s->cnt.n_done, n) + n;
 	left = orcu__slot_counted(s) - done;
 	ORCU__BUG_ON(left < 0);
-	if (orcu__load_relaxed(&s->hurry) && left < orcu__g.qlowmark)
-		orcu__store_relaxed(&s->hurry, 0);
+	if (orcu__load_relaxed(&s->st.hurry) && left < orcu__g.qlowmark)
+		orcu__store_relaxed(&s->st.hurry, 0);
 	/* The notify's fence orders our n_done increment before its waiter check:
 	 * pairs with the re-check of the pending count in
 	 * orcu_wait_backlog(). */
 	if (left < orcu__g.qhimark)
-		orcu__event_notify_all(&s->drain);
+		orcu__event_notify_all(&s->cnt.drain);
 }
 
 /* ------------------------------------------------------------------ */
@@ -416,7 +577,7 @@ static void fork_park(struct orcu__slot *s)
 		/* Pairs with the prepare and re-check of in_chain in
 		 * orcu__slots_fork_quiesce(): the notify's fence orders our
 		 * store before its waiter check. */
-		orcu__store_release(&s->in_chain, 0);
+		orcu__store_release(&s->inv.in_chain, 0);
 		orcu__event_notify_all(&fork_event);
 		for (;;) {
 			uint32_t ticket = orcu__event_prepare(&fork_event);
@@ -431,7 +592,7 @@ static void fork_park(struct orcu__slot *s)
 		}
 		/* Pairs with the increment of fork_pending then the load of
 		 * in_chain in orcu__slots_fork_quiesce() (seq_cst both ways). */
-		orcu__store_seq_cst(&s->in_chain, 1);
+		orcu__store_seq_cst(&s->inv.in_chain, 1);
 	} while (orcu__load_seq_cst(&fork_pending));
 }
 
@@ -439,7 +600,7 @@ static void chain_begin(struct orcu__slot *s)
 {
 	/* Pairs with orcu__slots_fork_quiesce(): it raises fork_pending,
 	 * then reads in_chain; we set in_chain, then read fork_pending. */
-	orcu__store_seq_cst(&s->in_chain, 1);
+	orcu__store_seq_cst(&s->inv.in_chain, 1);
 	if (orcu__unlikely(orcu__load_seq_cst(&fork_pending)))
 		fork_park(s);
 }
@@ -449,7 +610,7 @@ static void chain_end(struct orcu__slot *s)
 	/* Pairs with orcu__slots_fork_quiesce() as chain_begin() does, the
 	 * other way: a forking thread that read in_chain 1 before our store
 	 * is waiting, and we see its fork_pending. */
-	orcu__store_seq_cst(&s->in_chain, 0);
+	orcu__store_seq_cst(&s->inv.in_chain, 0);
 	if (orcu__unlikely(orcu__load_seq_cst(&fork_pending)))
 		orcu__event_notify_all(&fork_event);
 }
@@ -462,7 +623,7 @@ static struct orcu__slot *other_chain_running(void)
 
 		/* Pairs with the seq_cst stores of in_chain in chain_begin()
 		 * and fork_park(). */
-		if (s != orcu__tls.invoking_slot && orcu__load_seq_cst(&s->in_chain))
+		if (s != orcu__tls.invoking_slot && orcu__load_seq_cst(&s->inv.in_chain))
 			return s;
 	}
 	return NULL;
@@ -504,7 +665,7 @@ void orcu__slots_fork_quiesce(void)
 			if (!orcu__xchg_relaxed(&fork_overrun_warned, 1))
 				orcu__warn("fork: a callback on CPU %d still runs after %lld ms "
 					   "(waiting for a lock the forking thread holds?): "
-					   "the child will not run it", s->cpu,
+					   "the child will not run it", s->st.cpu,
 					   (long long)(FORK_WAIT_NS / 1000000));
 			return;
 		}
@@ -548,7 +709,7 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 		if (orcu__unlikely(orcu__load_relaxed(&fork_pending)))
 			fork_park(s);
 		chain = h->next;
-		orcu__store_relaxed(&s->inflight, chain);
+		orcu__store_relaxed(&s->inv.inflight, chain);
 		/* Order: the store above before the callback's stores (a fork
 		 * snapshot that holds any of its effects holds this too). */
 		orcu__fence_release();
@@ -576,11 +737,11 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 	}
 	chain_end(s);
 	r->in_callback--;
-	orcu__trace2(invoked, s->cpu, user);
+	orcu__trace2(invoked, s->st.cpu, user);
 	note_invoked(s, *since);
 	*since = 0;
 	if (is_inline)
-		orcu__fetch_add_relaxed(&s->n_inline, (uint64_t)user);
+		orcu__fetch_add_relaxed(&s->cnt.n_inline, (uint64_t)user);
 }
 
 /*
@@ -597,7 +758,7 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 	bool more;
 
 	orcu__slot_lock(s);
-	if (s->invoking) {
+	if (s->inv.invoking) {
 		orcu__slot_unlock(s);
 		return 0;
 	}
@@ -608,20 +769,20 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 	if (!orcu__tls.library_thread)
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	for (;;) {
-		n = orcu__cblist_extract_done(&s->cbl, &chain, limit);
-		if (orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE))
+		n = orcu__cblist_extract_done(&s->inv.cbl, &chain, limit);
+		if (orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE))
 			done_drained_locked(s);
 		if (!n)
 			break;
-		s->invoking = 1;
-		orcu__store_relaxed(&s->inflight, chain);
+		s->inv.invoking = 1;
+		orcu__store_relaxed(&s->inv.inflight, chain);
 		orcu__tls.invoking_slot = s;
 		orcu__slot_unlock(s);
 
 		/* Served by a thread not its own (serve.c): counted before
 		 * they run, so a barrier that returns has them counted.
 		 * Relaxed: a count. */
-		if (!orcu__load_relaxed(&s->attached))
+		if (!orcu__load_relaxed(&s->st.attached))
 			for (struct orcu_head *h = chain; h; h = h->next)
 				if (h->func != orcu__barrier_cb)
 					orcu__count(adopted, 1);
@@ -630,14 +791,14 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 
 		orcu__slot_lock(s);
 		orcu__tls.invoking_slot = NULL;
-		orcu__store_relaxed(&s->inflight, NULL);
-		s->invoking = 0;
+		orcu__store_relaxed(&s->inv.inflight, NULL);
+		s->inv.invoking = 0;
 		if (limit > 0)
 			break;
 	}
 	/* A thread that found the claim busy left its work to us; with a
 	 * limit we stop early, so hand what is left to the slot's threads. */
-	more = !orcu__cblist_seg_empty(&s->cbl, ORCU__CBL_DONE);
+	more = !orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE);
 	if (more && total)
 		orcu__nocb_wake_follower_locked(s);
 	orcu__slot_unlock(s);
@@ -720,8 +881,8 @@ bool orcu__slots_take_early(void)
 
 	for (; h; h = next) {
 		next = h->next;
-		orcu__fetch_add_relaxed(&orcu__g.slots[0].n_posted, 1);
-		orcu__mpsc_push(&orcu__g.slots[0].newq, h);
+		orcu__fetch_add_relaxed(&orcu__g.slots[0].post.n_posted, 1);
+		orcu__mpsc_push(&orcu__g.slots[0].post.newq, h);
 	}
 	h = early;
 	early = NULL;
@@ -742,7 +903,7 @@ void orcu__slots_after_fork_child(void)
 {
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
-		struct orcu_head *rest = orcu__load_relaxed(&s->inflight), *last = NULL;
+		struct orcu_head *rest = orcu__load_relaxed(&s->inv.inflight), *last = NULL;
 		long lazy, n, chain_n = 0, rest_user = 0;
 
 		for (struct orcu_head *h = rest; h; h = h->next) {
@@ -750,16 +911,16 @@ void orcu__slots_after_fork_child(void)
 			rest_user += h->func != orcu__barrier_cb;
 			last = h;
 		}
-		if (s->invoking && s != orcu__tls.invoking_slot) {
-			orcu__cblist_requeue_done(&s->cbl, rest, last, chain_n);
-			orcu__store_relaxed(&s->inflight, NULL);
-			s->invoking = 0;
+		if (s->inv.invoking && s != orcu__tls.invoking_slot) {
+			orcu__cblist_requeue_done(&s->inv.cbl, rest, last, chain_n);
+			orcu__store_relaxed(&s->inv.inflight, NULL);
+			s->inv.invoking = 0;
 		}
-		lazy = orcu__mpsc_after_fork(&s->lazyq);
-		n = orcu__mpsc_after_fork(&s->newq) + lazy;
-		orcu__store_relaxed(&s->n_lazy, lazy);
+		lazy = orcu__mpsc_after_fork(&s->post.lazyq);
+		n = orcu__mpsc_after_fork(&s->post.newq) + lazy;
+		orcu__store_relaxed(&s->post.n_lazy, lazy);
 		orcu__postq_after_fork(s);
-		for (struct orcu_head *h = s->cbl.head; h; h = h->next)
+		for (struct orcu_head *h = s->inv.cbl.head; h; h = h->next)
 			n += h->func != orcu__barrier_cb;
 		/* The forking thread's own chain goes on here: its rest, and
 		 * what it started (the callback that forked included) but has
@@ -768,16 +929,16 @@ void orcu__slots_after_fork_child(void)
 			n += rest_user + orcu__tls.chain_unnoted;
 		/* The posting queues' counts stay: what they still hold is
 		 * what they published and no take took. */
-		for (struct orcu__postq *q = s->postqs; q; q = q->next)
+		for (struct orcu__postq *q = s->st.postqs; q; q = q->next)
 			n -= (long)orcu__load_relaxed(&q->taken);
-		orcu__store_relaxed(&s->n_done, 0);
-		orcu__store_relaxed(&s->n_posted, n);
+		orcu__store_relaxed(&s->cnt.n_done, 0);
+		orcu__store_relaxed(&s->post.n_posted, n);
 		if (s != orcu__tls.invoking_slot)
-			orcu__store_relaxed(&s->in_chain, 0);
-		orcu__event_reset(&s->drain);
+			orcu__store_relaxed(&s->inv.in_chain, 0);
+		orcu__event_reset(&s->cnt.drain);
 		done_drained_locked(s);
-		orcu__store_relaxed(&s->lazy_armed, 0);
-		orcu__store_relaxed(&s->follower_sleep, ORCU__FOLLOWER_AWAKE);
-		orcu__event_reset(&s->follower_wake);
+		orcu__store_relaxed(&s->inv.lazy_armed, 0);
+		orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
+		orcu__event_reset(&s->fol.wake);
 	}
 }

@@ -3,13 +3,112 @@
  * and its named states; the operations are in slot.c.  Nothing here is
  * part of the public API.
  *
- * Lifecycle (orcu__slot.life, changed under orcu__g.lock):
+ * The slot as one table.  Only slot.c writes a slot: its functions, and
+ * the static inlines below that posters call on the orcu_call path; the
+ * other modules say what happened through them.  "Written by" names the
+ * helper (orcu__slot_ left out), its caller and the lock it holds (g.lock
+ * is orcu__g.lock; "no lock": an atomic word written lock-free); slot.c's
+ * static functions are named as they are, and "fork child" is
+ * orcu__slots_after_fork_child(), with every cb_lock held.  "Legal" says
+ * which values and combinations may be seen.  The [Cn] rules hold
+ * whenever cb_lock is free, and orcu__slot_check() asserts them at every
+ * cb_lock unlock in ORCU_DEBUG builds; the others are stated only, as they
+ * depend on orcu__g.lock or on words written without cb_lock, and
+ * asserting them under cb_lock alone would raise false alarms.
  *
- *   NEVER_ONLINE --online--> ONLINE <--online/offline--> OFFLINE
+ * word               written by (caller; lock)        legal
+ * ------------------ -------------------------------- -------------------------
+ * post.newq          +: push_new (call.c); take_early taken by
+ *                      (g.lock, before publication)   splice_new_locked
+ *                                                     (cb_lock)
+ * post.lazyq         +: push_lazy (call.c)            taken by
+ *                                                     splice_new_locked
+ *                                                     (cb_lock), take_lazy
+ * post.n_posted      +1: count_post (call.c), before  with the posting queues'
+ *                      the push; take_early; fork     counts: >= cnt.n_done
+ *                      child
+ * post.n_lazy        +1: push_lazy; -n:               counts lazyq, before the
+ *                      splice_new_locked (cb_lock);   push
+ *                      fork child
+ * post.lazy_first_ns push_lazy, the first since a     -
+ *                      splice
+ * post.peak_pending  note_peak (call.c; a racy max)   statistic
+ * st.cpu             init (cpu.c, before publication) fixed
+ * st.leader
+ * st.postqs          add_postq (postq.c claim; CAS)   only grows
+ * st.life            set_online, set_offline (cpu.c;  [C1] NEVER_ONLINE
+ *                      g.lock, or before publication) --online--> ONLINE
+ *                                                     <--online/offline-->
+ *                                                     OFFLINE; never back
+ * st.mode            set_mode_locked (cb_lock):       [C1] one of the three.
+ *                    INLINE -> TAKEOVER:              [C2] TAKEOVER => DONE
+ *                      take_over_locked (nocb.c       non-empty.  TAKEOVER on a
+ *                      scan_done: deadline passed, or slot never online is
+ *                      offline)                       legal (the adopter scans
+ *                    TAKEOVER -> INLINE: done_drained orphans in place, nocb.c
+ *                      (invoke_done, fork child)      point 6)
+ *                    INLINE, TAKEOVER -> OFFLOADED ->
+ *                      INLINE: set_offloaded (cpu.c)
+ * st.attached        1: attach (nocb.c spawn; g.lock) attached =>
+ *                    0: forget_threads (nocb.c        leader->exists (whenever
+ *                      forget_all; g.lock or fork     g.lock is free)
+ *                      child)
+ * st.has_follower    1: follower_started (nocb.c      does not imply attached:
+ * st.follower_tid      spawn; g.lock)                 a follower whose leader
+ *                    0: forget_threads                could not be created
+ * st.orphan_reported report_orphan (xchg, no lock)    0 -> 1, once
+ * st.hurry           1: raise_hurry (call.c, posters  any, with any mode (racy
+ *                      past qhimark; no lock)         both ways): its threads
+ *                    0: note_invoked (invokers, under invoke whatever the mode
+ *                      qlowmark; no lock)
+ * inv.cbl            splice_new_locked,               cblist.h's invariants
+ *                      advance_locked,                (check_list)
+ *                      entrain_marker, invoke_done,
+ *                      fork child (cb_lock)
+ * inv.invoking       invoke_done (claim, release),    [C3] !invoking =>
+ *                      fork child (cb_lock)           inflight == NULL
+ * inv.inflight       the claimer: invoke_done         [C4] in_chain => invoking
+ * inv.in_chain         (cb_lock); invoke_chain,       (a claimer is in a chain
+ *                      fork_park (no lock); fork      only while it holds the
+ *                      child                          claim)
+ * inv.inline_ready   1: offer_inline_locked (nocb.c   [C5] inline_ready => mode
+ * inv.inline_          scan_done: INLINE, online,     != OFFLOADED, DONE
+ *   deadline_ns        !hurry; cb_lock)               non-empty and life !=
+ *                    0: withdraw_inline_locked        NEVER_ONLINE.  The clear
+ *                      (scan_done), done_drained,     without cb_lock only
+ *                      set_offloaded(on) (cb_lock);   makes it 0, which every
+ *                      forget_threads (no lock)       rule allows
+ * inv.lazy_armed     set_lazy_armed_locked (nocb.c    a hint for the re-scan
+ *                      scan_slot; cb_lock), fork
+ *                      child
+ * fol.sleep          SLEEPING:                        [C6] SLEEPING =>
+ *                      follower_sleeping_locked (the  !fol.stop.  SLEEPING does
+ *                      follower; cb_lock)             not imply has_follower:
+ *                    AWAKE: wake_follower_locked,     the follower may sleep
+ *                      follower_stop (cb_lock);       before its spawner stores
+ *                      follower_reset (g.lock, no     it
+ *                      follower runs); fork child
+ * fol.stop           1: follower_stop (cb_lock)       see fol.sleep
+ *                    0: follower_reset (no follower)
+ * fol.wake           reset: follower_reset, fork      the follower waits on it
+ *                      child; notified by the wakers  (nocb.c)
+ * bar.head           entrain_marker (barrier.c        in inv.cbl => bar.queued
+ *                      mark_slot; cb_lock)            (not asserted: a walk of
+ *                                                     the list)
+ * bar.queued         1: entrain_marker (cb_lock)      stays 1 while an
+ *                    0: marker_ran (barrier.c         invoker's chain holds the
+ *                      orcu__barrier_cb: invoker, no  marker
+ *                      lock)
+ * cnt.n_done         note_invoked (release); fork     <= counted (BUG_ON there)
+ *                      child
+ * cnt.n_invoked      note_invoked, invoke_chain       statistics
+ * cnt.n_inline
+ * cnt.n_takeover     take_over_locked                 statistic
+ * cnt.drain          notified by note_invoked; waited -
+ *                      on by orcu_wait_backlog
+ *                      (call.c)
  *
- * Invoker mode (orcu__slot.mode, changed under cb_lock): who invokes the
- * slot's ready callbacks.
- *
+ * Invoker modes: who invokes the slot's ready callbacks.
  *   INLINE     application threads at their quiescent points; the leader
  *              gives them ORCU_INLINE_TAKEOVER_MS (none while the slot is
  *              offline: no application thread comes by), then TAKEOVER.
@@ -17,15 +116,9 @@
  *              invoke too (the permission the follower checks); back to
  *              INLINE once DONE is empty.
  *   OFFLOADED  the slot's threads (orcu_cpu_offload, ORCU_NOCB_CPUS).
- *
- *   INLINE --deadline or offline--> TAKEOVER --DONE empty--> INLINE
- *   INLINE, TAKEOVER --offload--> OFFLOADED --deoffload--> INLINE
- *
- * `attached` (its leader scans it; never without a running leader) and
- * `has_follower` change only through slot.c's helpers too; a slot that is
- * not attached is served in place by serve.c's rule.  Callbacks never
- * leave their slot.  A slot past
- * ORCU_QHIMARK is `hurry`: its threads invoke whatever the mode.
+ * A slot that is not attached is served in place by serve.c's rule.  A
+ * slot past ORCU_QHIMARK is `hurry`: its threads invoke whatever the mode.
+ * Callbacks never leave their slot.
  */
 #ifndef ORCU_SLOT_H
 #define ORCU_SLOT_H
@@ -48,71 +141,87 @@ enum orcu__slot_mode {
 	ORCU__SLOT_OFFLOADED,
 };
 
-/* One CPU slot.  Cache-line aligned; each field says who writes it.  The
- * posters' line is written by posters only on the orcu_call path (the
- * invokers count what they ran on their own line: pending is posted minus
- * done); invokers write it only to take the queues, once per batch. */
+/* One CPU slot: one sub-struct per owner and lock, each field saying who
+ * writes it.  The posters' line is written by posters only on the
+ * orcu_call path (the invokers count what they ran in cnt, on another
+ * line: pending is posted minus done); invokers write it only to take the
+ * queues, once per batch.  post, st and inv each start a cache line; fol,
+ * bar and cnt follow inv. */
 struct orcu__slot {
 	/* --- enqueue side: written by posting threads --- */
-	struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
-	struct orcu__mpsc lazyq;               /* lazy callbacks */
-	_Atomic long n_posted;      /* shared-queue posters +1 before publishing;
-				     * with the posting queues' counts, what was posted */
-	_Atomic long n_lazy;        /* posters +1, whoever splices lazyq resets */
-	_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
-	_Atomic long peak_pending;  /* posters, when a post passes it */
+	struct {
+		struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
+		struct orcu__mpsc lazyq;               /* lazy callbacks */
+		_Atomic long n_posted;  /* shared-queue posters +1 before publishing;
+					 * with the posting queues' counts, what was posted */
+		_Atomic long n_lazy;    /* posters +1, whoever splices lazyq resets */
+		_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
+		_Atomic long peak_pending;  /* posters, when a post passes it */
+	} post;
 
 	/* --- changed through slot.c's helpers, read by everyone --- */
-	int cpu ORCU__ALIGNED;
-	struct orcu__leader *leader;   /* the group's leader record (always set) */
-	/* Posting queues of threads (postq.c): pushed by claimers, never
-	 * removed; a queue outlives its owner and serves the next one. */
-	struct orcu__postq *_Atomic postqs;
-	_Atomic int life;              /* enum orcu__slot_life; under orcu__g.lock */
-	_Atomic int mode;              /* enum orcu__slot_mode; under cb_lock */
-	_Atomic int attached;          /* its leader scans it (threads exist) */
-	_Atomic int has_follower;      /* follower thread exists */
-	_Atomic int orphan_reported;   /* served-without-threads report printed (serve.c) */
-	/* flood: over qhimark (posters set it), cleared under qlowmark
-	 * (invokers); read by every post, so on this read-mostly line */
-	_Atomic int hurry;
-	pthread_t follower_tid;
+	struct {
+		int cpu ORCU__ALIGNED;
+		struct orcu__leader *leader;   /* the group's leader record (always set) */
+		/* Posting queues of threads (postq.c): pushed by claimers, never
+		 * removed; a queue outlives its owner and serves the next one. */
+		struct orcu__postq *_Atomic postqs;
+		_Atomic int life;              /* enum orcu__slot_life; under orcu__g.lock */
+		_Atomic int mode;              /* enum orcu__slot_mode; under cb_lock */
+		_Atomic int attached;          /* its leader scans it (threads exist) */
+		_Atomic int has_follower;      /* follower thread exists */
+		_Atomic int orphan_reported;   /* served-without-threads report printed (serve.c) */
+		/* flood: over qhimark (posters set it), cleared under qlowmark
+		 * (invokers); read by every post, so on this read-mostly line */
+		_Atomic int hurry;
+		pthread_t follower_tid;
+	} st;
 
 	/* --- segmented list and invoker state: under cb_lock --- */
-	pthread_mutex_t cb_lock ORCU__ALIGNED;
-	/* ORCU_DEBUG: the holder of cb_lock (its orcu__tls), else unused.
-	 * Present in every build so the layout does not depend on it. */
-	void *_Atomic cb_owner;
-	struct orcu__cblist cbl;
-	uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
-	int invoking;                  /* a thread is invoking a chain taken from DONE */
-	/* the last scan (under cb_lock; its own leader's, or the adopter's)
-	 * saw lazy callbacks and armed a timer; read by that leader's re-scan */
-	_Atomic int lazy_armed;
-	_Atomic int inline_ready;      /* leader sets, inline invoker clears */
-	_Atomic int follower_sleep;    /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
-	struct orcu__event follower_wake; /* the follower sleeps on it (nocb.c) */
-	_Atomic int follower_stop;
-	/* The rest of the chain being invoked, written by the invoker before
-	 * each callback: a fork child puts it back (slot.c). */
-	struct orcu_head *_Atomic inflight;
-	/* 1 while the claimer runs a chain's callbacks, 0 while it is parked
-	 * between two of them for a fork (slot.c point 5): claimer only. */
-	_Atomic int in_chain;
+	struct {
+		pthread_mutex_t cb_lock ORCU__ALIGNED;
+		/* ORCU_DEBUG: the holder of cb_lock (its orcu__tls), else unused.
+		 * Present in every build so the layout does not depend on it. */
+		void *_Atomic cb_owner;
+		struct orcu__cblist cbl;
+		uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
+		int invoking;                  /* a thread is invoking a chain taken from DONE */
+		/* the last scan (under cb_lock; its own leader's, or the adopter's)
+		 * saw lazy callbacks and armed a timer; read by that leader's re-scan */
+		_Atomic int lazy_armed;
+		_Atomic int inline_ready;      /* leader sets, inline invoker clears */
+		/* The rest of the chain being invoked, written by the invoker before
+		 * each callback: a fork child puts it back (slot.c). */
+		struct orcu_head *_Atomic inflight;
+		/* 1 while the claimer runs a chain's callbacks, 0 while it is parked
+		 * between two of them for a fork (slot.c point 5): claimer only. */
+		_Atomic int in_chain;
+	} inv;
 
-	/* orcu_wait_backlog(): callers sleep on it until the slot drains;
-	 * invokers notify it after each batch below qhimark (slot.c) */
-	struct orcu__event drain;
+	/* --- the follower's sleep (nocb.c) --- */
+	struct {
+		_Atomic int sleep;         /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
+		struct orcu__event wake;   /* the follower sleeps on it */
+		_Atomic int stop;
+	} fol;
 
-	/* the barrier marker of this slot (under barrier state), and whether
-	 * it is queued here (set by the barrier, cleared when it runs) */
-	struct orcu_head barrier_head;
-	_Atomic int marker_queued;
-	/* written by the invoker */
-	_Atomic long n_done;        /* invokers +n after invoking (release) */
-	_Atomic uint64_t n_invoked;
-	_Atomic uint64_t n_inline;
-	_Atomic uint64_t n_takeover;
+	/* --- the barrier marker of this slot (under barrier state), and
+	 * whether it is queued here (set by the barrier, cleared when it runs) --- */
+	struct {
+		struct orcu_head head;
+		_Atomic int queued;
+	} bar;
+
+	/* --- written by the invoker --- */
+	struct {
+		_Atomic long n_done;        /* invokers +n after invoking (release) */
+		_Atomic uint64_t n_invoked;
+		_Atomic uint64_t n_inline;
+		_Atomic uint64_t n_takeover;
+		/* orcu_wait_backlog(): callers sleep on it until the slot drains;
+		 * invokers notify it after each batch below qhimark (slot.c) */
+		struct orcu__event drain;
+	} cnt;
 };
 
 /* ------------------------------------------------------------------ */
@@ -124,44 +233,50 @@ void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
 			 const char *what) __attribute__((noreturn));
 
 #ifdef ORCU_DEBUG
+/* The [Cn] rules of the table above, with cb_lock held; a broken one dies
+ * naming file:line (the unlock's) and the rule. */
+void orcu__slot_check_at(const struct orcu__slot *s, const char *file, int line);
+#define orcu__slot_check(s) orcu__slot_check_at((s), __FILE__, __LINE__)
 #define orcu__slot_lock(s) orcu__slot_lock_at((s), __FILE__, __LINE__)
 #define orcu__slot_unlock(s) orcu__slot_unlock_at((s), __FILE__, __LINE__)
 #define orcu__slot_assert_locked(s) orcu__slot_assert_locked_at((s), __FILE__, __LINE__)
 
 static inline void orcu__slot_lock_at(struct orcu__slot *s, const char *file, int line)
 {
-	if (orcu__load_relaxed(&s->cb_owner) == (void *)&orcu__tls)
+	if (orcu__load_relaxed(&s->inv.cb_owner) == (void *)&orcu__tls)
 		orcu__slot_lock_bug(s, file, line, "locked by this thread already");
-	pthread_mutex_lock(&s->cb_lock);
-	orcu__store_relaxed(&s->cb_owner, (void *)&orcu__tls);
+	pthread_mutex_lock(&s->inv.cb_lock);
+	orcu__store_relaxed(&s->inv.cb_owner, (void *)&orcu__tls);
 }
 
 static inline void orcu__slot_unlock_at(struct orcu__slot *s, const char *file, int line)
 {
-	if (orcu__load_relaxed(&s->cb_owner) != (void *)&orcu__tls)
+	if (orcu__load_relaxed(&s->inv.cb_owner) != (void *)&orcu__tls)
 		orcu__slot_lock_bug(s, file, line, "unlocked by a thread not holding it");
-	orcu__store_relaxed(&s->cb_owner, NULL);
-	pthread_mutex_unlock(&s->cb_lock);
+	orcu__slot_check_at(s, file, line);
+	orcu__store_relaxed(&s->inv.cb_owner, NULL);
+	pthread_mutex_unlock(&s->inv.cb_lock);
 }
 
 static inline void orcu__slot_assert_locked_at(const struct orcu__slot *s,
 					       const char *file, int line)
 {
-	if (orcu__load_relaxed(&s->cb_owner) != (void *)&orcu__tls)
+	if (orcu__load_relaxed(&s->inv.cb_owner) != (void *)&orcu__tls)
 		orcu__slot_lock_bug(s, file, line, "expected to be locked by this thread");
 }
 #else
 static inline void orcu__slot_lock(struct orcu__slot *s)
 {
-	pthread_mutex_lock(&s->cb_lock);
+	pthread_mutex_lock(&s->inv.cb_lock);
 }
 
 static inline void orcu__slot_unlock(struct orcu__slot *s)
 {
-	pthread_mutex_unlock(&s->cb_lock);
+	pthread_mutex_unlock(&s->inv.cb_lock);
 }
 
 #define orcu__slot_assert_locked(s) ((void)(s))
+#define orcu__slot_check(s) ((void)(s))
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -170,17 +285,17 @@ static inline void orcu__slot_unlock(struct orcu__slot *s)
 
 static inline bool orcu__slot_online(struct orcu__slot *s)
 {
-	return orcu__load_relaxed(&s->life) == ORCU__SLOT_ONLINE;
+	return orcu__load_relaxed(&s->st.life) == ORCU__SLOT_ONLINE;
 }
 
 static inline bool orcu__slot_ever_online(struct orcu__slot *s)
 {
-	return orcu__load_relaxed(&s->life) != ORCU__SLOT_NEVER_ONLINE;
+	return orcu__load_relaxed(&s->st.life) != ORCU__SLOT_NEVER_ONLINE;
 }
 
 static inline bool orcu__slot_offloaded(struct orcu__slot *s)
 {
-	return orcu__load_relaxed(&s->mode) == ORCU__SLOT_OFFLOADED;
+	return orcu__load_relaxed(&s->st.mode) == ORCU__SLOT_OFFLOADED;
 }
 
 /*
@@ -190,10 +305,10 @@ static inline bool orcu__slot_offloaded(struct orcu__slot *s)
  */
 static inline long orcu__slot_counted(struct orcu__slot *s)
 {
-	long n = orcu__load_acquire(&s->n_posted);
+	long n = orcu__load_acquire(&s->post.n_posted);
 
 	/* Pairs with the release push in postq.c claim(). */
-	for (struct orcu__postq *q = orcu__load_acquire(&s->postqs); q; q = q->next)
+	for (struct orcu__postq *q = orcu__load_acquire(&s->st.postqs); q; q = q->next)
 		n += (long)orcu__postq_published(q);
 	return n;
 }
@@ -211,7 +326,7 @@ static inline long orcu__slot_pending(struct orcu__slot *s)
 	long posted = orcu__slot_counted(s), again, done;
 
 	for (int tries = 0;; tries++) {
-		done = orcu__load_acquire(&s->n_done);
+		done = orcu__load_acquire(&s->cnt.n_done);
 		again = orcu__slot_counted(s);
 		if (again == posted || tries == 8)
 			return again - done;
@@ -226,12 +341,58 @@ void orcu__barrier_cb(struct orcu_head *h);
 /* The slot whose barrier marker h is. */
 static inline struct orcu__slot *orcu__marker_slot(struct orcu_head *h)
 {
-	return (struct orcu__slot *)((char *)h - offsetof(struct orcu__slot, barrier_head));
+	return (struct orcu__slot *)((char *)h - offsetof(struct orcu__slot, bar.head));
+}
+
+/* ------------------------------------------------------------------ */
+/* The posters' writes (call.c), inline: the orcu_call path makes no call
+ * for them. */
+
+/* A post to the shared queue, counted before it is visible (slot.c
+ * point 4). */
+static inline void orcu__slot_count_post(struct orcu__slot *s)
+{
+	orcu__fetch_add_relaxed(&s->post.n_posted, 1);
+}
+
+static inline void orcu__slot_push_new(struct orcu__slot *s, struct orcu_head *h)
+{
+	orcu__mpsc_push(&s->post.newq, h);
+}
+
+/* h, counted, on the lazy queue.  Returns the lazy count before it: 0 for
+ * the first since the last splice, whose time is noted (before the push). */
+static inline long orcu__slot_push_lazy(struct orcu__slot *s, struct orcu_head *h)
+{
+	long nl = orcu__fetch_add_relaxed(&s->post.n_lazy, 1);
+
+	if (nl == 0)
+		orcu__store_relaxed(&s->post.lazy_first_ns, orcu__now_ns());
+	orcu__mpsc_push(&s->post.lazyq, h);
+	return nl;
+}
+
+/* pend: what the slot holds, as a poster sees it.  Relaxed: a statistic,
+ * and two posters may race (the higher one may be lost). */
+static inline void orcu__slot_note_peak(struct orcu__slot *s, long pend)
+{
+	if (orcu__unlikely(pend > orcu__load_relaxed(&s->post.peak_pending)))
+		orcu__store_relaxed(&s->post.peak_pending, pend);
+}
+
+/* Past qhimark: true if hurry was clear and this poster raised it.
+ * Relaxed: a hint (the caller force-wakes the leader). */
+static inline bool orcu__slot_raise_hurry(struct orcu__slot *s)
+{
+	if (orcu__load_relaxed(&s->st.hurry))
+		return false;
+	orcu__store_relaxed(&s->st.hurry, 1);
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
 /* slot.c */
-void orcu__slot_init(struct orcu__slot *s, int cpu);
+void orcu__slot_init(struct orcu__slot *s, int cpu, struct orcu__leader *leader);
 /* Lifecycle, under orcu__g.lock (or before the slots are published). */
 void orcu__slot_set_online(struct orcu__slot *s);
 void orcu__slot_set_offline(struct orcu__slot *s);
@@ -240,14 +401,25 @@ void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to);
 void orcu__slot_set_offloaded(struct orcu__slot *s, bool on);
 /* Threads, under orcu__g.lock (or in a fork child). */
 void orcu__slot_attach(struct orcu__slot *s);
-void orcu__slot_detach(struct orcu__slot *s);
-void orcu__slot_set_has_follower(struct orcu__slot *s, bool has);
+void orcu__slot_forget_threads(struct orcu__slot *s);
+/* The follower's record (nocb.c runs the thread) */
+void orcu__slot_follower_reset(struct orcu__slot *s);
+void orcu__slot_follower_started(struct orcu__slot *s, pthread_t tid);
+void orcu__slot_follower_sleeping_locked(struct orcu__slot *s);
+void orcu__slot_follower_stop(struct orcu__slot *s);
+/* The leader's decisions, under cb_lock */
+void orcu__slot_set_lazy_armed_locked(struct orcu__slot *s, bool armed);
+void orcu__slot_offer_inline_locked(struct orcu__slot *s, uint64_t deadline_ns);
+void orcu__slot_withdraw_inline_locked(struct orcu__slot *s);
+void orcu__slot_take_over_locked(struct orcu__slot *s);
 /* Lists */
+void orcu__slot_add_postq(struct orcu__slot *s, struct orcu__postq *q);
 bool orcu__slot_has_new(struct orcu__slot *s);
 long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
 bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 			       unsigned long *first, unsigned long *last);
 void orcu__slot_entrain_marker(struct orcu__slot *s);
+void orcu__slot_marker_ran(struct orcu_head *h);
 /* Invocation */
 long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
 bool orcu__slot_safe_to_invoke_here(void);

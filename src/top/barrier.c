@@ -65,10 +65,9 @@ static void barrier_finish(void)
 
 void orcu__barrier_cb(struct orcu_head *h)
 {
-	struct orcu__slot *s = orcu__marker_slot(h);
 	long left;
 
-	orcu__store_relaxed(&s->marker_queued, 0);
+	orcu__slot_marker_ran(h);
 	/* Release: the callbacks ahead of this marker are done.  Acquire:
 	 * the last to count down (barrier_finish()) passes every other
 	 * countdown's release on to the waiters.  Pairs with the other

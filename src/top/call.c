@@ -59,7 +59,7 @@ static void flood_delay(struct orcu__slot *s, long pend)
 		return;
 	}
 	orcu__count(poster_waits, 1);
-	orcu__nocb_wake_leader(s->leader, true);
+	orcu__nocb_wake_leader(s->st.leader, true);
 	ns = FLOOD_DELAY_MIN_NS + over * (FLOOD_DELAY_MAX_NS / orcu__g.qmax + 1);
 	if (ns > FLOOD_DELAY_MAX_NS || ns < 0)
 		ns = FLOOD_DELAY_MAX_NS;
@@ -86,21 +86,21 @@ int orcu_wait_backlog(long timeout_ms)
 	for (;;) {
 		/* The slot's invokers notify after raising n_done (pending
 		 * falls below qhimark); they never wait for us. */
-		uint32_t ticket = orcu__event_prepare(&s->drain);
+		uint32_t ticket = orcu__event_prepare(&s->cnt.drain);
 		int64_t left = 10 * 1000000;
 
 		/* Pairs with note_invoked() (slot.c): the fence of
 		 * orcu__event_prepare() above, then the acquire of n_done in
 		 * orcu__slot_pending(). */
 		if (orcu__slot_pending(s) < orcu__g.qhimark) {
-			orcu__event_cancel(&s->drain);
+			orcu__event_cancel(&s->cnt.drain);
 			break;
 		}
 		if (deadline >= 0) {
 			int64_t now = (int64_t)orcu__now_ns();
 
 			if (now >= deadline) {
-				orcu__event_cancel(&s->drain);
+				orcu__event_cancel(&s->cnt.drain);
 				ret = -ETIMEDOUT;
 				break;
 			}
@@ -109,7 +109,7 @@ int orcu_wait_backlog(long timeout_ms)
 		}
 		/* Its server, and where none runs, this waiter (serve.c). */
 		orcu__serve_kick(s);
-		if (orcu__event_wait(&s->drain, ticket, left) == -ETIMEDOUT)
+		if (orcu__event_wait(&s->cnt.drain, ticket, left) == -ETIMEDOUT)
 			orcu__serve_waited();
 	}
 	if (was_online)
@@ -122,14 +122,12 @@ int orcu_wait_backlog(long timeout_ms)
  * it. */
 static void flood_check(struct orcu__slot *s, long pend)
 {
-	if (orcu__unlikely(pend > orcu__load_relaxed(&s->peak_pending)))
-		orcu__store_relaxed(&s->peak_pending, pend);
+	orcu__slot_note_peak(s, pend);
 	if (orcu__likely(pend <= orcu__g.qhimark))
 		return;
-	if (!orcu__load_relaxed(&s->hurry)) {
-		orcu__store_relaxed(&s->hurry, 1);
+	if (orcu__slot_raise_hurry(s)) {
 		orcu__count(qhimark_crossings, 1);
-		orcu__nocb_wake_leader(s->leader, true);
+		orcu__nocb_wake_leader(s->st.leader, true);
 	}
 	if (pend > orcu__g.qmax)
 		flood_delay(s, pend);
@@ -145,7 +143,7 @@ static void flood_check(struct orcu__slot *s, long pend)
  */
 static void postq_posted(struct orcu__slot *s, unsigned long posted, bool claimed)
 {
-	struct orcu__leader *l = s->leader;
+	struct orcu__leader *l = s->st.leader;
 
 	/* Pairs with the fence of orcu__event_prepare() in leader_sleep()
 	 * (nocb.c) after its seq_cst store of `sleep`.  Without the fence
@@ -161,8 +159,8 @@ static void postq_posted(struct orcu__slot *s, unsigned long posted, bool claime
 	if (orcu__unlikely(orcu__load_relaxed(&l->sleep) == ORCU__LEADER_SLEEPING) &&
 	    !orcu__nocb_wake_leader(l, false) && !orcu__serve_posted())
 		orcu__retry(true);
-	if (orcu__unlikely((posted & 63) == 0 || orcu__load_relaxed(&s->hurry)))
-		flood_check(s, orcu__slot_counted(s) - orcu__load_relaxed(&s->n_done));
+	if (orcu__unlikely((posted & 63) == 0 || orcu__load_relaxed(&s->st.hurry)))
+		flood_check(s, orcu__slot_counted(s) - orcu__load_relaxed(&s->cnt.n_done));
 }
 
 /* Post h to this thread's own queue on s.  False: post it to the shared
@@ -200,23 +198,20 @@ static void post_shared(struct orcu__slot *s, struct orcu_head *h, bool lazy)
 {
 	long pend;
 
-	orcu__fetch_add_relaxed(&s->n_posted, 1);
+	orcu__slot_count_post(s);
 	orcu__delay(ORCU__DELAY_SHARED_POST);
-	pend = orcu__slot_counted(s) - orcu__load_relaxed(&s->n_done);
+	pend = orcu__slot_counted(s) - orcu__load_relaxed(&s->cnt.n_done);
 
 	if (lazy) {
-		long nl = orcu__fetch_add_relaxed(&s->n_lazy, 1);
+		long nl = orcu__slot_push_lazy(s, h);
 
 		orcu__count(callbacks_lazy, 1);
-		if (nl == 0)
-			orcu__store_relaxed(&s->lazy_first_ns, orcu__now_ns());
-		orcu__mpsc_push(&s->lazyq, h);
 		/* Only the first lazy callback wakes the leader, to arm its timer. */
 		if (nl == 0 || nl + 1 >= orcu__g.lazy_max)
-			orcu__nocb_wake_leader(s->leader, nl != 0);
+			orcu__nocb_wake_leader(s->st.leader, nl != 0);
 	} else {
-		orcu__mpsc_push(&s->newq, h);
-		orcu__nocb_wake_leader(s->leader, false);
+		orcu__slot_push_new(s, h);
+		orcu__nocb_wake_leader(s->st.leader, false);
 	}
 	flood_check(s, pend);
 }
@@ -245,7 +240,7 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 	 * leader forced awake after the store, and either we read 1 or that
 	 * leader's scan finds our callback (serve.c point 2).
 	 * Pairs with the fence of that forced wake (orcu__nocb_wake_leader()). */
-	if (orcu__unlikely(!orcu__load_seq_cst(&s->attached)) && !orcu__serve_posted())
+	if (orcu__unlikely(!orcu__load_seq_cst(&s->st.attached)) && !orcu__serve_posted())
 		orcu__retry(true);
 	/* No inline poll here, even on an inline slot: orcu_call() is not a
 	 * quiescent point, and its caller may hold a lock its callbacks take
@@ -275,7 +270,7 @@ static inline bool call_fast(struct orcu_head *h, void (*func)(struct orcu_head 
 		return false;
 	s = orcu__current_slot();
 	/* Order: none needed for attached (do_call()). */
-	if (orcu__unlikely(q->slot != s || h == q->newest || !orcu__load_relaxed(&s->attached)))
+	if (orcu__unlikely(q->slot != s || h == q->newest || !orcu__load_relaxed(&s->st.attached)))
 		return false;
 	h->func = func;
 	posted = orcu__postq_push(q, h);
@@ -304,13 +299,13 @@ void orcu__flush_lazy_all(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
 
-		if (!orcu__load_relaxed(&s->n_lazy))
+		if (!orcu__load_relaxed(&s->post.n_lazy))
 			continue;
 		orcu__slot_lock(s);
 		orcu__slot_splice_new_locked(s, true);
 		orcu__slot_unlock(s);
 		orcu__count(lazy_flushes, 1);
-		orcu__nocb_wake_leader(s->leader, true);
+		orcu__nocb_wake_leader(s->st.leader, true);
 	}
 }
 

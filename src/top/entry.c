@@ -131,7 +131,7 @@ void orcu__inline_poll_slow(void)
 	if (!orcu__load_acquire(&orcu__g.started))
 		return;
 	s = orcu__current_slot();
-	if (orcu__likely(!orcu__load_relaxed(&s->inline_ready)))
+	if (orcu__likely(!orcu__load_relaxed(&s->inv.inline_ready)))
 		return;
 	if (!orcu__slot_safe_to_invoke_here())
 		return;
@@ -262,7 +262,7 @@ int orcu_current_cpu(void)
 {
 	int ret = orcu__ensure_init();
 
-	return ret < 0 ? ret : orcu__current_slot()->cpu;
+	return ret < 0 ? ret : orcu__current_slot()->st.cpu;
 }
 
 /* The library is configured (or -ENOMEM), and cpu names a possible slot

@@ -34,10 +34,10 @@ void orcu_get_stats(struct orcu_stats *out)
 		for (int i = 0; i < orcu__g.nr_possible; i++) {
 			struct orcu__slot *s = &orcu__g.slots[i];
 			long p = orcu__slot_pending(s);
-			long pk = orcu__load_relaxed(&s->peak_pending);
+			long pk = orcu__load_relaxed(&s->post.peak_pending);
 
-			invoked += orcu__load_relaxed(&s->n_invoked);
-			inl += orcu__load_relaxed(&s->n_inline);
+			invoked += orcu__load_relaxed(&s->cnt.n_invoked);
+			inl += orcu__load_relaxed(&s->cnt.n_inline);
 			pending += p;
 			if (pk > peak)
 				peak = pk;

@@ -60,7 +60,7 @@ int main(void)
 	orcu_call(&first, free_entry);
 	orcu_synchronize();
 	/* The leader hands the ready callback to the slot's threads. */
-	CHECK_WAIT_UNTIL(orcu__load_relaxed(&s->inline_ready), 30);
+	CHECK_WAIT_UNTIL(orcu__load_relaxed(&s->inv.inline_ready), 30);
 	CHECK_EQ(pthread_mutex_lock(&table_lock), 0);
 	orcu_call(&second, free_entry);
 	CHECK_EQ(pthread_mutex_unlock(&table_lock), 0);
