@@ -114,7 +114,7 @@ ltl live { <> bdone }
 
 /* orcu__slot_invoke_done(s): take the claim (busy: leave it to the holder)
  * and a callback off the list; invoke it and only after it returned count
- * it done (note_invoked(); a marker: orcu__barrier_cb()), then look for
+ * it done (note_invoked(); a marker: barrier_cb()), then look for
  * the next under the lock, or let go of the claim.  did = 1 if something
  * was invoked.  A callback is off the list and not yet invoked (nor
  * counted done) between the steps. */

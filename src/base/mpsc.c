@@ -22,7 +22,6 @@
 #include "os.h"
 #include "cblist.h"
 #include "mpsc.h"
-#include "slot.h"      /* a layer up: orcu__double_post_die() names the slot */
 
 void orcu__mpsc_init(struct orcu__mpsc *q)
 {
@@ -104,15 +103,15 @@ long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)
 {
 	uintptr_t w = (uintptr_t)where, base = (uintptr_t)orcu__g.slots;
+	size_t size = orcu__g.slot_bytes;
 	const char *call = "orcu_call";
 	char place[64];
 	long slot = -1;
 
 	/* where is a queue or list inside a slot record (or a test's own). */
-	if (orcu__g.slots && w >= base &&
-	    w < base + sizeof(struct orcu__slot) * (size_t)orcu__g.nr_possible) {
-		slot = (long)((w - base) / sizeof(struct orcu__slot));
-		if (where == &orcu__g.slots[slot].post.lazyq)
+	if (orcu__g.slots && w >= base && w < base + size * (size_t)orcu__g.nr_possible) {
+		slot = (long)((w - base) / size);
+		if ((w - base) % size == orcu__g.slot_lazyq_at)
 			call = "orcu_call_lazy";
 	}
 	if (slot >= 0)

@@ -26,10 +26,7 @@
  * (orcu__gp_hook: a GP ended, or the GP thread's turn to serve slots
  * without threads or retry threads).  And entry.c and stats.c hold a
  * link anchor to lifecycle.c, so a static link keeps the fork handlers
- * (lifecycle.h).  Two uses run
- * up without a call: slot.c's barrier markers name barrier.c's
- * orcu__barrier_cb (declared in slot.h), and mpsc.c's report of a double
- * post reads the slot record (slot.h) to name the slot.
+ * (lifecycle.h).
  * scripts/src-metrics.py checks the
  * graph (no import cycle).
  * Nothing here is part of the public API.
@@ -95,6 +92,9 @@ struct orcu__global {
 	uint64_t *housekeeping;        /* bitmap over real CPUs or NULL */
 
 	struct orcu__slot *slots;      /* [nr_possible] */
+	/* The slots' geometry, for a report that names a slot (mpsc.c):
+	 * sizeof (struct orcu__slot) and where its lazy queue is. */
+	size_t slot_bytes, slot_lazyq_at;
 	struct orcu__leader *leaders;  /* [nr_groups] */
 	/* Bit g of word g / 64: leader g waits for a GP (nocb.c point 3).
 	 * Leaders set and clear their bit; a GP end reads the words and

@@ -57,6 +57,8 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 			orcu__slot_set_offloaded(&slots[i], true);
 	}
 	orcu__g.slots = slots;
+	orcu__g.slot_bytes = sizeof(*slots);
+	orcu__g.slot_lazyq_at = offsetof(struct orcu__slot, post.lazyq);
 	orcu__g.leaders = leaders;
 	orcu__g.leader_gp_wait = gp_wait;
 	return 0;

@@ -57,7 +57,7 @@ static inline struct orcu__slot *orcu__current_slot(void)
 	if (orcu__unlikely(cpu >= orcu__g.nr_possible))
 		cpu %= orcu__g.nr_possible;
 	s = &orcu__g.slots[cpu];
-	if (orcu__unlikely(orcu__load_relaxed(&s->life) == ORCU__SLOT_NEVER_ONLINE))
+	if (orcu__unlikely(!orcu__slot_ever_online(s)))
 		orcu__mark_seen(s);
 	return s;
 }

@@ -5,8 +5,7 @@
  * user code runs), repairing slots in a fork child, and the waking side of
  * nocb.c's sleep protocol.  Callbacks never leave the slot they were
  * posted to.  Calls cblist.c, mpsc.c, postq.c (take), postcheck.c
- * (forget), os.c, and up a layer barrier.c (orcu__barrier_cb, the
- * marker's function: set and compared here, called as a callback).
+ * (forget) and os.c.
  * Reads registry.c's reader record (qsbr context).
  *
  * Why each callback runs once, in order, and none is lost.
@@ -175,7 +174,6 @@ void orcu__slot_init(struct orcu__slot *s, int cpu, struct orcu__leader *leader)
 	orcu__mpsc_init(&s->post.lazyq);
 	pthread_mutex_init(&s->inv.cb_lock, NULL);
 	orcu__cblist_init(&s->inv.cbl);
-	s->bar.head.func = orcu__barrier_cb;
 	s->st.life = ORCU__SLOT_NEVER_ONLINE;
 	s->st.mode = ORCU__SLOT_INLINE;
 }
@@ -410,22 +408,6 @@ void orcu__slot_take_over_locked(struct orcu__slot *s)
 /* ------------------------------------------------------------------ */
 /* Lists */
 
-/* A claimer's new posting queue (postq.c claim()), pushed and never
- * removed. */
-void orcu__slot_add_postq(struct orcu__slot *s, struct orcu__postq *q)
-{
-	struct orcu__postq *head = orcu__load_relaxed(&s->st.postqs);
-
-	do {
-		q->next = head;
-		/* Release: the queue is set up before a consumer that finds it
-		 * reads it.  Pairs with the acquire loads of postqs (slot.h,
-		 * orcu__slot_splice_new_locked()). */
-	} while (!atomic_compare_exchange_weak_explicit(&s->st.postqs, &head, q,
-							memory_order_release,
-							memory_order_relaxed));
-}
-
 /* Anything posted that no take has moved into the list yet.  seq_cst:
  * a leader's re-scan before it sleeps (nocb.c point 2; postq.c point 5). */
 bool orcu__slot_has_new(struct orcu__slot *s)
@@ -515,11 +497,13 @@ bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 	return orcu__cblist_wait_range(&s->inv.cbl, first, last);
 }
 
-/* orcu_barrier: the slot's marker behind everything posted to it.  The
- * caller has counted it in the barrier (barrier.c). */
-void orcu__slot_entrain_marker(struct orcu__slot *s)
+/* orcu_barrier: the slot's marker, running func, behind everything posted
+ * to it.  The caller has counted it in the barrier (barrier.c).  The
+ * marker is s->bar.head: invocation tells it from callbacks by address. */
+void orcu__slot_entrain_marker(struct orcu__slot *s, void (*func)(struct orcu_head *))
 {
 	orcu__slot_lock(s);
+	s->bar.head.func = func;
 	orcu__slot_splice_new_locked(s, true);
 	orcu__cblist_entrain(&s->inv.cbl, &s->bar.head);
 	check_list(s);
@@ -527,7 +511,7 @@ void orcu__slot_entrain_marker(struct orcu__slot *s)
 	orcu__slot_unlock(s);
 }
 
-/* The marker h runs (barrier.c orcu__barrier_cb(), on its slot's invoker,
+/* The marker h runs (barrier.c barrier_cb(), on its slot's invoker,
  * without cb_lock): its slot has no marker queued any more. */
 void orcu__slot_marker_ran(struct orcu_head *h)
 {
@@ -713,7 +697,7 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 		/* Order: the store above before the callback's stores (a fork
 		 * snapshot that holds any of its effects holds this too). */
 		orcu__fence_release();
-		if (h->func == orcu__barrier_cb) {
+		if (h == &s->bar.head) {
 			/* Account for the callbacks ahead of the marker first:
 			 * when the barrier returns, pending already excludes
 			 * them (orcu_drain's total_pending() relies on it). */
@@ -784,7 +768,7 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 		 * Relaxed: a count. */
 		if (!orcu__load_relaxed(&s->st.attached))
 			for (struct orcu_head *h = chain; h; h = h->next)
-				if (h->func != orcu__barrier_cb)
+				if (h != &s->bar.head)
 					orcu__count(adopted, 1);
 		invoke_chain(s, chain, is_inline);
 		total += n;
@@ -908,7 +892,7 @@ void orcu__slots_after_fork_child(void)
 
 		for (struct orcu_head *h = rest; h; h = h->next) {
 			chain_n++;
-			rest_user += h->func != orcu__barrier_cb;
+			rest_user += h != &s->bar.head;
 			last = h;
 		}
 		if (s->inv.invoking && s != orcu__tls.invoking_slot) {
@@ -921,7 +905,7 @@ void orcu__slots_after_fork_child(void)
 		orcu__store_relaxed(&s->post.n_lazy, lazy);
 		orcu__postq_after_fork(s);
 		for (struct orcu_head *h = s->inv.cbl.head; h; h = h->next)
-			n += h->func != orcu__barrier_cb;
+			n += h != &s->bar.head;
 		/* The forking thread's own chain goes on here: its rest, and
 		 * what it started (the callback that forked included) but has
 		 * not counted in n_done yet, which it will (invoke_chain()). */

@@ -97,8 +97,7 @@
  *                                                     the list)
  * bar.queued         1: entrain_marker (cb_lock)      stays 1 while an
  *                    0: marker_ran (barrier.c         invoker's chain holds the
- *                      orcu__barrier_cb: invoker, no  marker
- *                      lock)
+ *                      barrier_cb: invoker, no lock)  marker
  * cnt.n_done         note_invoked (release); fork     <= counted (BUG_ON there)
  *                      child
  * cnt.n_invoked      note_invoked, invoke_chain       statistics
@@ -334,9 +333,21 @@ static inline long orcu__slot_pending(struct orcu__slot *s)
 	}
 }
 
-/* The function of every slot's barrier marker, defined by barrier.c (the
- * layer above): slot.c sets it and tells markers from callbacks by it. */
-void orcu__barrier_cb(struct orcu_head *h);
+/* A claimer's new posting queue (postq.c claim()), pushed and never
+ * removed. */
+static inline void orcu__slot_add_postq(struct orcu__slot *s, struct orcu__postq *q)
+{
+	struct orcu__postq *head = orcu__load_relaxed(&s->st.postqs);
+
+	do {
+		q->next = head;
+		/* Release: the queue is set up before a consumer that finds it
+		 * reads it.  Pairs with the acquire loads of postqs (slot.h,
+		 * orcu__slot_splice_new_locked()). */
+	} while (!atomic_compare_exchange_weak_explicit(&s->st.postqs, &head, q,
+							memory_order_release,
+							memory_order_relaxed));
+}
 
 /* The slot whose barrier marker h is. */
 static inline struct orcu__slot *orcu__marker_slot(struct orcu_head *h)
@@ -413,12 +424,11 @@ void orcu__slot_offer_inline_locked(struct orcu__slot *s, uint64_t deadline_ns);
 void orcu__slot_withdraw_inline_locked(struct orcu__slot *s);
 void orcu__slot_take_over_locked(struct orcu__slot *s);
 /* Lists */
-void orcu__slot_add_postq(struct orcu__slot *s, struct orcu__postq *q);
 bool orcu__slot_has_new(struct orcu__slot *s);
 long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
 bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 			       unsigned long *first, unsigned long *last);
-void orcu__slot_entrain_marker(struct orcu__slot *s);
+void orcu__slot_entrain_marker(struct orcu__slot *s, void (*func)(struct orcu_head *));
 void orcu__slot_marker_ran(struct orcu_head *h);
 /* Invocation */
 long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);

@@ -63,7 +63,7 @@ static void barrier_finish(void)
 	orcu__event_notify_all(&barrier_done);
 }
 
-void orcu__barrier_cb(struct orcu_head *h)
+static void barrier_cb(struct orcu_head *h)
 {
 	long left;
 
@@ -87,7 +87,7 @@ static void mark_slot(struct orcu__slot *s)
 		return;
 	/* Counted before the marker can run. */
 	orcu__fetch_add_relaxed(&barrier_count, 1);
-	orcu__slot_entrain_marker(s);
+	orcu__slot_entrain_marker(s, barrier_cb);
 	orcu__serve_kick(s);
 }
 
@@ -110,7 +110,7 @@ static void barrier_start(void)
 	orcu__count(barriers_run, 1);
 	orcu__delay(ORCU__DELAY_BARRIER);
 	/* Drops the bias that kept markers from ending the barrier during
-	 * the pass; pairs with the countdowns in orcu__barrier_cb(). */
+	 * the pass; pairs with the countdowns in barrier_cb(). */
 	left = orcu__fetch_sub_acq_rel(&barrier_count, 1) - 1;
 	ORCU__BUG_ON(left < 0);
 	if (left == 0)

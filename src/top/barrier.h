@@ -1,7 +1,6 @@
 /*
  * barrier.h - the interface of barrier.c: the timed barrier and the
- * barrier's fork handlers.  The markers' function, orcu__barrier_cb(),
- * is declared in slot.h, where slot.c, a layer below, uses it.
+ * barrier's fork handlers.
  */
 #ifndef ORCU_BARRIER_H
 #define ORCU_BARRIER_H
