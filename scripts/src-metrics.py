@@ -17,7 +17,7 @@ Prints, for the tree it is run in:
      many state no partner: no "Pairs with" (or "Order:" for an ordering
      that has no partner) in a comment on the line or the 10 lines above;
   4. the files that write slot state: fields of struct orcu__slot assigned
-     or atomically stored outside slot.c;
+     or atomically stored outside slot.c and slot.h's inlines;
   5. the longest functions;  6. the size of each header;
   7. the check below (what --check prints).
 
@@ -647,7 +647,7 @@ def slot_writes(tree):
     owner = os.path.join(os.path.dirname(hdr), "slot.c")
     out = defaultdict(lambda: defaultdict(int))
     for p in tree.allsrc:
-        if p == owner:
+        if p in (owner, hdr):   # slot.c and its header's inlines
             continue
         code = source(p)[1].split("\n")
         for i, line in enumerate(code):
@@ -656,6 +656,13 @@ def slot_writes(tree):
                 if f not in fields:
                     continue
                 after, before = line[m.end():], line[:m.start()]
+                # The written place ends inside the slot: sub-struct
+                # members (".x") may follow, a dereference ("->") leaves
+                # the record (s->st.leader->n writes the leader's n).
+                tail = re.match(r"(?:\s*\.\s*\w+)*", after)
+                if after[tail.end():].lstrip().startswith("->"):
+                    continue
+                after = after[tail.end():]
                 b = BASE_EXPR.search(before + m.group(1))
                 if not b:
                     continue
