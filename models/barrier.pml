@@ -25,7 +25,7 @@
  * Who serves slot 1 while it is not attached (serve.c): the adopter (slot
  * 0's leader acting for the running leader that is orcu__g.adopter), which
  * scans slot 1's own list in place; if no adopter runs, the barrier waiter
- * when its timed wait runs out (orcu__serve_waiter(), nondeterministic
+ * when its timed wait runs out (orcu__serve_waited(), nondeterministic
  * timeout here).  `adopter` is 1 from the start, or becomes 1 at any
  * moment, or never: adopter 0 stands for "no leader serves orphans" (in
  * the C code, no leader runs then; the model keeps slot 0's leader serving
@@ -50,7 +50,7 @@
  *             mark_slot() per slot (pending > 0 -> count, entrain the
  *             marker behind the slot's last callback on that slot
  *             (orcu__slot_entrain_marker()), orcu__serve_kick()), then the
- *             wait, with orcu__serve_waiter() on each timeout
+ *             wait, with orcu__serve_waited() on each timeout
  *
  * Memory is sequentially consistent here (the orderings are those
  * serve.pml and leader_wake.pml rely on).  No lock is held over the

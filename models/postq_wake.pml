@@ -48,7 +48,7 @@
  * the buffer: it may then become visible before the posts ahead of it.
  *
  * Posters (each on its own CPU):
- *   0  claims a new queue, posts 2, exits: postq_thread_exit() (src/top/call.c)
+ *   0  claims a new queue, posts 2, exits: thread_exit() (src/callbacks/postq.c)
  *      gives the queue back UNDRAINED (heads may still be untaken).
  *   1  a thread that appears at any moment, claims a queue: queue 0 taken
  *      over if poster 0 gave it back (postq.c claim() takes a free
@@ -59,9 +59,9 @@
  *   2  (-DNP=3) as poster 1, with 1 post, from the start.
  *
  * Proctype  <->  C it mirrors
- *   poster   call_fast() / post_own() / orcu__postq_switch() / postq_posted()
- *            (src/top/call.c), orcu__postq_push() (src/callbacks/postq.h),
- *            claim() / give_up() / thread_exit() (src/callbacks/postq.c)
+ *   poster   call_fast() / post_own() / postq_posted() (src/top/call.c),
+ *            orcu__postq_push() (src/callbacks/postq.h), orcu__postq_switch()
+ *            / claim() / give_up() / thread_exit() (src/callbacks/postq.c)
  *   cpu      the poster's CPU: store buffer drain; membarrier()'s IPI
  *   leader   leader_main() / leader_sleep() (src/callbacks/nocb.c): the scan takes
  *            (orcu__slot_splice_new_locked() -> orcu__postq_take()), (1) is

@@ -27,7 +27,7 @@
  *
  * The lock is one atomic step that is visible at once: that a section's
  * reads are ordered after its ctr store is the job of the membarrier() a GP
- * issues before its first flip (registry.c point 3), not of the wake, and is
+ * issues before its first flip (registry.c point 1), not of the wake, and is
  * not modelled.  The unlock store sits in the reader CPU's store buffer (as
  * in reader_wake.pml): store -> load reordering, drained at any moment, by
  * membarrier()'s barrier on that CPU, or by the reader's seq_cst exchange.

@@ -25,11 +25,12 @@
  *             exchange of the queue tail, or a release store and the fence
  *             of the orphan path), orcu__nocb_wake_leader() of the slot's
  *             leader (src/callbacks/slot.c), then, if the slot is not attached, the
- *             orphan path: if `orphans` reads 0 and the exchange to 1 returns
+ *             orphan path (orcu__serve_posted(), src/callbacks/serve.c): if `orphans` reads 0 and the exchange to 1 returns
  *             0, a forced wake of the adopter (force = 1, fence, notify).
  *   leader    leader_main() (src/callbacks/nocb.c) with the server rule: the adopter,
  *             at the top of each pass, takes `orphans` (exchange to 0) and
- *             then serves: while serving_orphans it scans every slot that is
+ *             then serves: while serving_orphans (leader_main()'s local
+ *             `orphans`, kept by scan_orphans()) it scans every slot that is
  *             not attached and has work, in place, with scan_slot(), and
  *             keeps serving_orphans while such a slot still has work
  *             (pending > 0 or new posts); leader_sleep(): sleep = SLEEPING,
@@ -44,7 +45,7 @@
  * Memory is sequentially consistent here.  That holds because every
  * publication the rule relies on is seq_cst or fenced: the post is a
  * seq_cst exchange (a post to a thread's own queue is a release store, and
- * orcu__nocb_orphan_posted() fences before it reads orphans; postq_wake.pml
+ * orcu__serve_posted() fences before it reads orphans; postq_wake.pml
  * covers the own-queue store against the leader), `orphans` is exchanged
  * on both sides, a forced wake stores force then fences before it reads
  * `sleep`, and the leader fences between `sleep = SLEEPING` and its re-scan.
