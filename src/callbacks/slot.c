@@ -11,28 +11,31 @@
  * Why each callback runs once, in order, and none is lost.
  *  1. Callbacks enter the list, are tagged, advanced and taken only
  *     under the slot's cb_lock, and never leave the slot.
- *  2. Invocation is claimed under cb_lock with `invoking`: the claimer
- *     takes a chain from the front of DONE and is the slot's only invoker
- *     until it gives the claim back, so callbacks run in posting order.
+ *  2. Invocation is claimed under cb_lock with `inv.invoking`: the
+ *     claimer takes a chain from the front of DONE and is the slot's only
+ *     invoker until it gives the claim back, so callbacks run in posting
+ *     order.
  *     The claim is a flag, not a mutex held across user code: a callback
  *     may take any library lock (hotplug, fork, shutdown), and a thread
  *     that finds the claim busy leaves the work to its holder, which looks
  *     for more DONE callbacks before it lets go.
- *  3. The claimer records the rest of its chain in `inflight` before each
- *     callback (a store ordered before the callback's own stores), so a
+ *  3. The claimer records the rest of its chain in `inv.inflight` before
+ *     each callback (a store ordered before the callback's own stores), so a
  *     fork child, where the claimer does not exist, puts the callbacks
  *     that did not run back in front of DONE.
- *  4. A callback is counted in n_posted before it is visible and in
- *     n_done after it ran (release), so a barrier that reads pending
- *     (posted - done) 0 with acquire has seen its effects.
+ *  4. A callback is counted before it is visible (`post.n_posted`, before
+ *     the push to the shared queue) or as it becomes visible (its posting
+ *     queue's `posted`, a release store), and in `cnt.n_done` after it ran
+ *     (release), so a barrier that reads pending (counted - done,
+ *     orcu__slot_pending()) 0 with acquire has seen its effects.
  *  5. fork() never snapshots a callback half-run: the forking thread
  *     raises `fork_pending`, then waits until no other claimer is
- *     `in_chain`; a claimer sets in_chain before it reads fork_pending at
- *     the start of a chain (both seq_cst: one of the two sees the other),
+ *     `inv.in_chain`; a claimer sets in_chain before it reads fork_pending
+ *     at the start of a chain (both seq_cst: one of the two sees the other),
  *     and between two callbacks it parks, in_chain 0, while a fork is
  *     pending.  So in the child every callback either ran completely or
- *     is in `inflight` (point 3).  The forking thread's own chain (a fork
- *     from a callback) is its to finish.  The wait is bounded (one
+ *     is in `inv.inflight` (point 3).  The forking thread's own chain (a
+ *     fork from a callback) is its to finish.  The wait is bounded (one
  *     second, FORK_WAIT_NS): a callback may be blocked on something the
  *     forking thread holds, such as a lock its own atfork handler took
  *     before ours ran, and would otherwise hang the fork for ever.  A
@@ -43,9 +46,9 @@
  *     shared queue and pushing it, or between its exchange and its link
  *     (orcu__mpsc_after_fork()), left a count with no callback.  On the
  *     forking thread's own slot the rest of its chain counts too, and the
- *     callbacks it started but has not counted in n_done: invoke_chain()
- *     keeps that number in orcu__tls.chain_unnoted, raised before each
- *     callback runs, so it includes the one that forked.
+ *     callbacks it started but has not counted in cnt.n_done:
+ *     invoke_chain() keeps that number in orcu__tls.chain_unnoted, raised
+ *     before each callback runs, so it includes the one that forked.
  *  6. A barrier marker is entrained on its own slot behind the slot's
  *     last callback, and a slot has one invoker at a time (point 2), so
  *     the marker runs after every callback posted there before it,

@@ -7,7 +7,8 @@
  * the static inlines below that posters call on the orcu_call path; the
  * other modules say what happened through them.  "Written by" names the
  * helper (orcu__slot_ left out), its caller and the lock it holds (g.lock
- * is orcu__g.lock; "no lock": an atomic word written lock-free); slot.c's
+ * is orcu__g.lock; "no lock": an atomic word written lock-free; the
+ * orcu__slots_ and orcu__nocb_ prefixes are left out too); slot.c's
  * static functions are named as they are, and "fork child" is
  * orcu__slots_after_fork_child(), with every cb_lock held.  "Legal" says
  * which values and combinations may be seen.  The [Cn] rules hold
@@ -45,8 +46,9 @@
  *                      take_over_locked (nocb.c       non-empty.  TAKEOVER on a
  *                      scan_done: deadline passed, or slot never online is
  *                      offline)                       legal (the adopter scans
- *                    TAKEOVER -> INLINE: done_drained orphans in place, nocb.c
- *                      (invoke_done, fork child)      point 6)
+ *                    TAKEOVER -> INLINE:              orphans in place, nocb.c
+ *                      done_drained_locked            point 6)
+ *                      (invoke_done, fork child)
  *                    INLINE, TAKEOVER -> OFFLOADED ->
  *                      INLINE: set_offloaded (cpu.c)
  * st.attached        1: attach (nocb.c spawn; g.lock) attached =>
@@ -75,9 +77,10 @@
  * inv.inline_          scan_done: INLINE, online,     != OFFLOADED, DONE
  *   deadline_ns        !hurry; cb_lock)               non-empty and life !=
  *                    0: withdraw_inline_locked        NEVER_ONLINE.  The clear
- *                      (scan_done), done_drained,     without cb_lock only
- *                      set_offloaded(on) (cb_lock);   makes it 0, which every
- *                      forget_threads (no lock)       rule allows
+ *                      (scan_done),                   without cb_lock only
+ *                      done_drained_locked,           makes it 0, which every
+ *                      set_offloaded(on) (cb_lock);   rule allows
+ *                      forget_threads (no lock)
  * inv.lazy_armed     set_lazy_armed_locked (nocb.c    a hint for the re-scan
  *                      scan_slot; cb_lock), fork
  *                      child
