@@ -2,33 +2,42 @@
  * os.h - the interface of os.c, the bottom of the library: the records
  * every module shares (the global state orcu__g, the per-thread record
  * orcu__tls, the counters), the macros every module uses, messages, the
- * clock, futexes and library threads.  Every module's header includes it.
+ * clock, futexes and library threads.  Every module's header includes
+ * it but atomics.h, seq.h, event.h, trace.h, cpulist.h, cblist.h,
+ * call.h and urcu_abi/abi.h.
  *
- * The modules, bottom up (each calls those below it); each offers the
- * others a header of its own (gp.c: gp.h), in its layer's folder
- * (src/base, src/readers, src/callbacks, src/top), but for stats.c,
- * lifecycle.c, compat.c and urcu_flavor.c, which offer none:
- *   leaves: cpulist.c (parsers), cblist.c, mpsc.c, delay.c;
- *   os.c (messages, clock, futexes, library threads, the shared records);
- *   config.c (cfg and ORCU_* into a record, thread cap), postcheck.c
- *   (the double-post set);
- *   registry.c (readers, reader wait and wake, caller checks);
- *   gp.c (GP engine); slot.c (one slot's list operations, invocation, the
- *   wakes of leaders and followers);
- *   nocb.c (leaders and followers) <- cpu.c (slots, topology, hotplug) <-
- *   serve.c (the server rule: who serves a slot without threads; start
- *   and retry of the threads) <- entry.c (orcu_init, lazy configuration,
- *   the public calls of registry.c, gp.c and cpu.c, inline polls) <-
- *   call.c (enqueue, flood, lazy) and barrier.c <- lifecycle.c (shutdown,
- *   fork);
- *   stats.c, compat.c and urcu_flavor.c (the liburcu layers) on top.
+ * The modules, bottom up: each calls only those before it, but for the
+ * one upward call named below.  Each offers the others a header of its
+ * own (gp.c: gp.h) in its layer's folder (src/base, src/readers,
+ * src/callbacks, src/top), but for stats.c, compat.c and urcu_flavor.c,
+ * which offer none; lifecycle.h is only its link anchor, and the files
+ * of src/compat/urcu_abi share abi.h.
+ *   src/base: cpulist.c (parsers; libc only); os.c (messages, clock,
+ *   futexes, library threads, the shared records); mpsc.c (the shared
+ *   queues), delay.c (debug hooks); cblist.c (the segmented list);
+ *   config.c (cfg and ORCU_* into a record, thread cap); postcheck.c
+ *   (the double-post set); and the headers alone: atomics.h, seq.h,
+ *   event.h, trace.h;
+ *   src/readers: registry.c (readers, reader wait and wake, caller
+ *   checks); gp.c (GP engine);
+ *   src/callbacks: postq.c (a posting thread's own queues and who owns
+ *   them); slot.c (one slot's list operations, invocation, the wakes of
+ *   leaders and followers); nocb.c (leaders and followers); cpu.c
+ *   (slots, topology, hotplug); serve.c (the server rule: who serves a
+ *   slot without threads; start and retry of the threads);
+ *   src/top: entry.c (orcu_init, lazy configuration, the public calls of
+ *   registry.c, gp.c and cpu.c, inline polls); call.c (enqueue, flood,
+ *   lazy) and barrier.c; lifecycle.c (shutdown, fork); stats.c;
+ *   src/compat: compat.c, urcu_flavor.c, then urcu_abi/ (the liburcu
+ *   layers).
  * One call runs upward: the GP engine's hook to the server rule
  * (orcu__gp_hook: a GP ended, or the GP thread's turn to serve slots
- * without threads or retry threads).  And entry.c and stats.c hold a
- * link anchor to lifecycle.c, so a static link keeps the fork handlers
- * (lifecycle.h).
- * scripts/src-metrics.py checks the
- * graph (no import cycle).
+ * without threads or retry threads).  Objects are referred to upward
+ * twice: registry.c reads gp.c's gp_seq (stall reports), and
+ * entry.c and stats.c hold a link anchor to lifecycle.c, so a static
+ * link keeps the fork handlers (lifecycle.h).
+ * scripts/src-metrics.py checks the layers and the graph (no import
+ * cycle).
  * Nothing here is part of the public API.
  */
 #ifndef ORCU_OS_H
