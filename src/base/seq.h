@@ -2,7 +2,7 @@
  * seq.h - grace-period sequence arithmetic.  A sequence counts by two per
  * grace period: even = idle, odd = a GP in progress.  All comparisons are
  * wrap-safe (signed difference), so the counter may wrap freely.
- * Owns nothing; used by gp.c, call.c, nocb.c, barrier.c and cblist.c.
+ * Owns nothing; used by gp.c, slot.c, nocb.c, barrier.c and cblist.c.
  */
 #ifndef ORCU_SEQ_H
 #define ORCU_SEQ_H

@@ -47,7 +47,9 @@
  *     GP thread that does not run: orcu__gp_request() raises gp_needed,
  *     fences, then reads whether the thread runs, and says so.  When it
  *     does not (never created, or stopped by orcu_shutdown()), the
- *     requester has another thread run the GP (entry.c point 2):
+ *     requester has another thread run the GP (orcu_start_poll() in
+ *     entry.c calls orcu__serve_gp_asked(): retry the threads, else wake
+ *     the adopter, else raise `unserved` for a waiter or safe point):
  *     orcu__gp_run_requested() fences, then reads gp_needed, and drives
  *     GPs up to it.  orcu_shutdown() calls it after it cleared `running`
  *     (and `started`): of the requester's store -> fence -> load and

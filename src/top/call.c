@@ -3,8 +3,9 @@
  * flood control (hurry past ORCU_QHIMARK, a bounded delay past ORCU_QMAX,
  * the explicit orcu_wait_backlog()), lazy holding, the double-post check
  * (postcheck.c).  Calls entry.c to start, cpu.c for the slot, postq.c
- * (a thread's own queue) and mpsc.c (the shared ones) to enqueue, slot.c
- * to claim queues and wake a leader, serve.c for slots without threads
+ * (a thread's own queue: claim, switch, push) and mpsc.c (the shared
+ * ones) to enqueue, slot.c to count posts, hold early ones and wake a
+ * leader, serve.c for slots without threads
  * (and to start the library), postcheck.c,
  * registry.c for the caller's checks, delay.c (debug hooks) and os.c.
  *

@@ -1,5 +1,5 @@
 /*
- * urcu_abi/memb.c - liburcu ABI 8's qsbr flavour (urcu_qsbr_*, exported
+ * urcu_abi/qsbr.c - liburcu ABI 8's qsbr flavour (urcu_qsbr_*, exported
  * by the shim's liburcu-qsbr.so.8) on orcu's qsbr
  * readers.  liburcu's own <urcu/urcu-qsbr.h> declares every function
  * defined here, so the compiler checks each against liburcu's prototype.
