@@ -280,7 +280,7 @@ proctype barrier()
 	:: bcount == 0 -> break
 #if !defined(KERNEL) && !defined(NO_KICK)
 	:: bcount != 0 ->
-		/* timed out: orcu__serve_waiter() */
+		/* timed out: orcu__serve_waited() */
 		if
 		:: !adopter && !attached[1] && has_work(1) ->
 			did = 0;

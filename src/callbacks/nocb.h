@@ -12,7 +12,7 @@
 
 struct orcu__slot;
 
-/* A follower's sleep state (follower_sleep), under its slot's cb_lock. */
+/* A follower's sleep state (fol.sleep), under its slot's cb_lock. */
 enum orcu__follower_state {
 	ORCU__FOLLOWER_AWAKE = 0,     /* running, or about to re-check its work */
 	ORCU__FOLLOWER_SLEEPING,      /* found no work; a waker must notify it */

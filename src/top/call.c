@@ -135,7 +135,7 @@ static void flood_check(struct orcu__slot *s, long pend)
 }
 
 /*
- * postq.c point 4, the poster's half.  The post was a release store:
+ * postq.c point 5, the poster's half.  The post was a release store:
  * with membarrier() available the leader's barrier before it sleeps
  * stands in for our fence, except for the first post after a claim (the
  * leader may not count us yet).  A thread that sees the leader asleep
@@ -150,7 +150,7 @@ static void postq_posted(struct orcu__slot *s, unsigned long posted, bool claime
 	 * (nocb.c) after its seq_cst store of `sleep`.  Without the fence
 	 * the compiler barrier keeps the store of `posted` before the load
 	 * of `sleep` in the code as models/postq_wake.pml has them, and the
-	 * leader's membarrier() orders them on the CPU (postq.c point 4). */
+	 * leader's membarrier() orders them on the CPU (postq.c point 5). */
 	if (orcu__unlikely(claimed || !orcu__load_relaxed(&orcu__has_membarrier)))
 		orcu__fence_seq_cst();
 	else
