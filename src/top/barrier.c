@@ -151,9 +151,12 @@ int orcu__barrier_timed(int64_t deadline_ns)
 		if (orcu__seq_done(orcu__load_acquire(&barrier_seq), snap))
 			return 0;
 		pthread_mutex_lock(&barrier_lock);
-		/* Order: barrier_lock, held by every start, so this sees the
-		 * last one; an end it misses, the acquire below sees. */
-		s = orcu__load_relaxed(&barrier_seq);
+		/* barrier_lock, held by every start, makes this see the last
+		 * one.  Acquire: a barrier we start after the last one ended
+		 * comes after its markers' invokers were done with them (it
+		 * entrains them again).  Pairs with the release in
+		 * barrier_finish(); an end it misses, the acquire below sees. */
+		s = orcu__load_acquire(&barrier_seq);
 		if (!orcu__seq_in_progress(s) && !orcu__seq_done(s, snap))
 			barrier_start();
 		pthread_mutex_unlock(&barrier_lock);
