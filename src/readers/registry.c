@@ -679,6 +679,7 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 	unsigned long cur = orcu__load_relaxed(&orcu__gp_ctr);
 	int armed = ARM_NONE;
 	bool ran_out = false;
+	uint32_t slept = 0;             /* the ticket of the slice that ran out */
 
 	for (unsigned iter = 0;; iter++) {
 		uint32_t ticket;
@@ -687,11 +688,13 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 
 		held = scan_held(pass, cur, want_q, armed != ARM_NONE, gp_start_ns,
 				 next_report_ns);
-		/* A slice ran out, and nobody holds now: a reader left without
-		 * waking us (a lost wake-up, which the tests count; a slice
-		 * that runs out on a reader still holding, preempted on a
-		 * loaded machine say, is not one). */
-		if (!held && ran_out)
+		/* A slice ran out, nobody holds now and no wake came since we
+		 * slept: a reader left without waking us (a lost wake-up, which
+		 * the tests count).  A slice that runs out on a reader still
+		 * holding (preempted on a loaded machine, say), or whose wake
+		 * comes just after it, is not one.  Acquire pairs with the release
+		 * bump of seq in orcu__event_notify_n(). */
+		if (!held && ran_out && orcu__load_acquire(&gp_wait_event.seq) == slept)
 			orcu__count(gp_wait_missed, 1);
 		if (!held)
 			break;
@@ -720,8 +723,10 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 		ran_out = false;
 		if (!orcu__load_relaxed(&orcu__gp_wait))
 			orcu__event_cancel(&gp_wait_event);
-		else if (orcu__event_wait(&gp_wait_event, ticket, slice) == -ETIMEDOUT)
+		else if (orcu__event_wait(&gp_wait_event, ticket, slice) == -ETIMEDOUT) {
 			ran_out = true;
+			slept = ticket;
+		}
 		if (ran_out)
 			orcu__count(gp_wait_slices, 1);
 		/* Still 1: nobody consumed our flag, the barrier still holds.
