@@ -506,10 +506,9 @@ bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 void orcu__slot_entrain_marker(struct orcu__slot *s, void (*func)(struct orcu_head *))
 {
 	orcu__slot_lock(s);
-	/* The same function for every barrier: set once, not rewritten
-	 * under the invoker of the previous marker. */
-	if (!s->bar.head.func)
-		s->bar.head.func = func;
+	/* After the previous marker's run: barrier.c starts a barrier only
+	 * after acquiring the last one's end. */
+	s->bar.head.func = func;
 	orcu__slot_splice_new_locked(s, true);
 	orcu__cblist_entrain(&s->inv.cbl, &s->bar.head);
 	check_list(s);

@@ -12,7 +12,7 @@
  * static functions are named as they are, and "fork child" is
  * orcu__slots_after_fork_child(), with every cb_lock held.  "Legal" says
  * which values and combinations may be seen.  The [Cn] rules hold
- * whenever cb_lock is free, and orcu__slot_check() asserts them at every
+ * whenever cb_lock is free, and orcu__slot_check_at() asserts them at every
  * cb_lock unlock in ORCU_DEBUG builds; the others are stated only, as they
  * depend on orcu__g.lock or on words written without cb_lock, and
  * asserting them under cb_lock alone would raise false alarms.
@@ -238,7 +238,6 @@ void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
 /* The [Cn] rules of the table above, with cb_lock held; a broken one dies
  * naming file:line (the unlock's) and the rule. */
 void orcu__slot_check_at(const struct orcu__slot *s, const char *file, int line);
-#define orcu__slot_check(s) orcu__slot_check_at((s), __FILE__, __LINE__)
 #define orcu__slot_lock(s) orcu__slot_lock_at((s), __FILE__, __LINE__)
 #define orcu__slot_unlock(s) orcu__slot_unlock_at((s), __FILE__, __LINE__)
 #define orcu__slot_assert_locked(s) orcu__slot_assert_locked_at((s), __FILE__, __LINE__)
@@ -278,7 +277,6 @@ static inline void orcu__slot_unlock(struct orcu__slot *s)
 }
 
 #define orcu__slot_assert_locked(s) ((void)(s))
-#define orcu__slot_check(s) ((void)(s))
 #endif
 
 /* ------------------------------------------------------------------ */
