@@ -84,37 +84,13 @@ static int child(void)
 	return 0;
 }
 
-/* One case in a child; 0 if it passed. */
-static int run_case(enum fail_alloc_mode m, int n)
-{
-	const char *name = m == FAIL_NTH ? "allocation" : "allocations from";
-	char what[64];
-
-	mode = m;
-	nth = n;
-	snprintf(what, sizeof(what), "%s %d failing", name, n);
-	return !check_child_passed(check_fork_run(child), what, 60);
-}
-
 int main(void)
 {
-	int total, st, failed = 0;
-
 	if (!fail_alloc_supported()) {
 		printf("SKIP config_enomem_not_reconfigured: malloc cannot be interposed "
 		       "under this sanitizer\n");
 		return 0;
 	}
-	mode = FAIL_NONE;
-	st = check_wait_child(check_fork_run(child), "counting run", 60);
-	CHECK(WIFEXITED(st));
-	total = WEXITSTATUS(st);
-	printf("orcu_init() allocates %d times on its thread\n", total);
-	CHECK(total > 1);
-	for (int n = 1; n <= total; n++) {
-		failed += run_case(FAIL_NTH, n);
-		failed += run_case(FAIL_FROM, n);
-	}
-	CHECK_EQ(failed, 0);
+	fail_alloc_sweep(child, &mode, &nth, "orcu_init()", 2, 60);
 	TEST_PASS("config_enomem_not_reconfigured");
 }

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #endif
 #include "fail_alloc.h"
+#include "check.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -128,3 +129,27 @@ int posix_memalign(void **out, size_t align, size_t size)
 }
 
 #endif
+
+void fail_alloc_sweep(int (*child)(void), enum fail_alloc_mode *mode, int *nth,
+		      const char *label, int min, double timeout_s)
+{
+	int total, st, failed = 0;
+
+	*mode = FAIL_NONE;
+	st = check_wait_child(check_fork_run(child), "counting run", 60);
+	CHECK(WIFEXITED(st));
+	total = WEXITSTATUS(st);
+	printf("%s allocates %d times on its thread\n", label, total);
+	CHECK(total >= min);
+	for (int n = 1; n <= total; n++)
+		for (enum fail_alloc_mode m = FAIL_NTH; m <= FAIL_FROM; m++) {
+			char what[64];
+
+			*mode = m;
+			*nth = n;
+			snprintf(what, sizeof(what), "%s %d failing",
+				 m == FAIL_NTH ? "allocation" : "allocations from", n);
+			failed += !check_child_passed(check_fork_run(child), what, timeout_s);
+		}
+	CHECK_EQ(failed, 0);
+}

@@ -31,4 +31,13 @@ void fail_alloc_arm(enum fail_alloc_mode mode, int n);
  * armed, and *failed (if not NULL) how many of them failed. */
 int fail_alloc_disarm(int *failed);
 
+/* A test's sweep: child() runs in a forked child, arms with *mode and *nth
+ * (set here before each fork) and, with FAIL_NONE, exits with how many
+ * allocations it counted.  One counting run, then a child per n from 1 to
+ * that count, failing the nth allocation, then the nth and every later
+ * one; each must exit 0 within timeout_s.  Fails the test if the count is
+ * below min or a case failed.  label names the counted call. */
+void fail_alloc_sweep(int (*child)(void), enum fail_alloc_mode *mode, int *nth,
+		      const char *label, int min, double timeout_s);
+
 #endif
