@@ -1,11 +1,11 @@
 /*
  * postq.c - a posting thread's own queue on one slot: the fast path of
  * orcu_call(), and who owns which queue.  One producer, the thread that
- * owns the queue, posts with plain stores: no atomic read-modify-write and
- * no fence, so the stores to the head (whose cache line an invoker on
- * another CPU last read) drain in the background instead of stalling each
- * post.  One consumer at a time, whoever holds the slot's cb_lock, takes
- * what was published.  Owns struct orcu__postq, its segments and their
+ * owns the queue, posts with plain stores to the queue: no atomic
+ * read-modify-write, no fence, and no store to the head, whose cache line
+ * an invoker on another CPU may hold (call.c stores func only when it
+ * changed).  One consumer at a time, whoever holds the slot's cb_lock,
+ * takes what was published and links the heads.  Owns struct orcu__postq, its segments and their
  * ownership.  Calls only mpsc.c's report of a double post.  Used by
  * call.c, the poster, and slot.c, the taker.
  *
@@ -16,7 +16,9 @@
  *     `posted`, then publishes posted + 1 with a release store; the
  *     consumer reads posted with acquire and takes the entries from
  *     `taken` up to it.  Positions never move, so the consumer needs no
- *     more than the count.
+ *     more than the count.  The consumer clears the links of the heads
+ *     it takes, then links them: a head met twice in one take shows the
+ *     link this take set (a double post).
  *  2. The producer links a new segment (base set first, release) before
  *     it publishes any position in it, so a consumer that passes the end
  *     of a segment finds the next one linked.  A segment the consumer has
@@ -143,6 +145,12 @@ long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 
 	if (!n)
 		return 0;
+	for (unsigned long i = c; i != upto; i++) {
+		if (i - seg->base == ORCU__PSEG_N)
+			seg = orcu__load_acquire(&seg->next);   /* as below */
+		orcu__link_store_relaxed(&orcu__load_relaxed(&seg->e[i - seg->base])->next, NULL);
+	}
+	seg = q->cseg;
 	for (; c != upto; c++) {
 		struct orcu_head *h;
 
@@ -155,7 +163,7 @@ long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 		}
 		/* Relaxed: published by the acquire of posted (point 1). */
 		h = orcu__load_relaxed(&seg->e[c - seg->base]);
-		/* The producer stored NULL; a link means this take met h before. */
+		/* Cleared above; a link means this take met h before. */
 		if (orcu__unlikely(orcu__link_load_relaxed(&h->next) != NULL))
 			orcu__double_post_die(q->slot, h, false);
 		if (prev)

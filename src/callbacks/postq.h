@@ -57,7 +57,8 @@ void orcu__postq_after_fork(struct orcu__slot *s);
 /* Owner only: publish h (its func set by the caller).  Returns the new
  * count of heads posted, or 0, having written nothing, when its segment is
  * full (the caller gets the next one with orcu__postq_next_seg() and
- * tries again).  Plain stores and one release store (postq.c point 1). */
+ * tries again).  Plain stores to the queue only, none to h, and one release
+ * store (postq.c point 1). */
 static inline unsigned long orcu__postq_push(struct orcu__postq *q, struct orcu_head *h)
 {
 	unsigned long p = orcu__load_relaxed(&q->posted);
@@ -65,7 +66,7 @@ static inline unsigned long orcu__postq_push(struct orcu__postq *q, struct orcu_
 
 	if (orcu__unlikely(p - seg->base == ORCU__PSEG_N))
 		return 0;
-	orcu__link_store_relaxed(&h->next, NULL);
+	/* Not h->next: the consumer clears it (postq.c point 1). */
 	orcu__store_relaxed(&seg->e[p - seg->base], h);
 	q->newest = h;
 	/* Release: h and its entry are written before a consumer that reads

@@ -273,7 +273,10 @@ static inline bool call_fast(struct orcu_head *h, void (*func)(struct orcu_head 
 	/* Order: none needed for attached (do_call()). */
 	if (orcu__unlikely(q->slot != s || h == q->newest || !orcu__load_relaxed(&s->st.attached)))
 		return false;
-	h->func = func;
+	/* A head reposted with the same function is not written at all
+	 * (postq.c point 1). */
+	if (h->func != func)
+		h->func = func;
 	posted = orcu__postq_push(q, h);
 	if (orcu__unlikely(!posted))
 		return post_own(s, h);
