@@ -39,8 +39,8 @@
  *     One of the two always sees the other's store.
  *  5. With no reader registered a GP is a single compare-and-swap of
  *     gp_seq from an idle value to the next one (gp_skip_idle()), made by
- *     whoever needs it, so a synchronize with nobody to wait for costs a
- *     few atomics and no hand-off.  The owner starts its GPs with a swap
+ *     whoever needs it (a waiter, a leader, orcu_start_poll()), so a GP
+ *     with nobody to wait for costs a few atomics and no hand-off.  The owner starts its GPs with a swap
  *     as well, so the two never overwrite each other; while gp_seq is odd
  *     only the owner writes it.
  *  6. A request that does not wait (orcu_start_poll()) is not left to a
@@ -145,19 +145,27 @@ static void raise_target(_Atomic unsigned long *needed, unsigned long target)
 		;
 }
 
+static bool gp_skip_idle(unsigned long cur);
+
 /* True if the GP is done or the GP thread runs to serve the request;
  * false if no GP thread runs (point 6: the caller has it served). */
 bool orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 {
+	unsigned long cur;
+
+	/* Nobody to wait for: the requester makes the GPs, a swap each, with
+	 * no hand-off to the GP thread (point 5).  Acquire: as the loads of
+	 * gp_seq in orcu__gp_drive(). */
+	while (!orcu__seq_done(cur = orcu__load_acquire(&orcu__gp_seq), target))
+		if (!gp_skip_idle(cur))
+			break;
+	if (orcu__seq_done(cur, target))
+		return true;
 	raise_target(&req.needed, target);
 	if (how != ORCU__GP_BATCH)
 		raise_target(&req.needed_now, target);
 	if (how == ORCU__GP_HURRY)
 		orcu__store_relaxed(&req.hurry, 1);
-	/* Relaxed: only whether to wake; whoever acts on the GP's end reads
-	 * gp_seq again with acquire. */
-	if (orcu__seq_done(orcu__load_relaxed(&orcu__gp_seq), target))
-		return true;
 	wake_gp_thread(how == ORCU__GP_BATCH);
 	/* Relaxed, after wake_gp_thread()'s fence: pairs with the fence in
 	 * orcu__gp_run_requested() that orcu_shutdown() makes after it
