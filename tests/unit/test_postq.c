@@ -10,6 +10,9 @@
  *    forking process does, postq.c point 3) leaves a queue the next owner
  *    continues: an entry written but not published is overwritten, a
  *    segment linked but not yet moved to is used, not linked twice;
+ *  - the producer writes no head (postq.c point 1): heads whose links
+ *    still hold a stale pointer keep it until the take, which links
+ *    them in order all the same;
  *  - a head posted twice while pending is reported at the take, in one
  *    line naming orcu_call.
  */
@@ -196,6 +199,24 @@ static void dead_owner(void)
 	postq_free(q);
 }
 
+static void no_head_write(void)
+{
+	struct orcu__postq *q = orcu__postq_new(&dummy_slot);
+	struct orcu_head *stale = &nodes[NHEADS - 1].h;
+	long next = 0;
+
+	for (long id = 0; id < 2 * ORCU__PSEG_N; id++) {
+		orcu__link_store_relaxed(&nodes[id].h.next, stale);
+		push(q, id);
+		CHECK(orcu__link_load_relaxed(&nodes[id].h.next) == stale);
+	}
+	CHECK_EQ(take(q, &next), 2 * ORCU__PSEG_N);
+	CHECK_EQ(next, 2 * ORCU__PSEG_N);
+	printf("no head written: %d stale links kept by the posts, cleared by the take\n",
+	       2 * ORCU__PSEG_N);
+	postq_free(q);
+}
+
 static int double_post(void *arg)
 {
 	struct orcu__postq *q = orcu__postq_new(&dummy_slot);
@@ -219,6 +240,7 @@ int main(void)
 	one_thread();
 	two_threads();
 	dead_owner();
+	no_head_write();
 	run_child(double_post, NULL, 30, &r);
 	printf("double post -> %s", r.lines ? r.err : "(nothing)\n");
 	CHECK(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGABRT);
