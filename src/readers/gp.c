@@ -277,20 +277,23 @@ static void end_gp(unsigned long cur, uint64_t start)
 /*
  * Point 5: nobody registered, so a whole GP has nothing to wait for: move
  * gp_seq from the idle value cur straight to the next idle value, in one
- * compare-and-swap that any thread may make, owner or not (registry.c says
- * why a reader that registers meanwhile needs no wait).  The swap fails if
- * gp_seq moved since cur was read: an owner's GP started (its start is a
- * swap too), or another thread made this one.  True if we made it.
+ * compare-and-swap that any thread may make, owner or not, under the
+ * registry's lock (registry.c point 5 says why a reader that registers
+ * meanwhile needs no wait).  The swap fails if gp_seq moved since cur was
+ * read: an owner's GP started (its start is a swap too), or another thread
+ * made this one.  True if we made it.
  */
 static bool gp_skip_idle(unsigned long cur)
 {
 	unsigned long next = orcu__seq_end(orcu__seq_start(cur));
 
+	/* The lock-free read only saves the lock when readers exist. */
 	if (orcu__seq_in_progress(cur) || orcu__registry_has_readers())
 		return false;
+	orcu__delay(ORCU__DELAY_GP_SKIP);
 	/* seq_cst as end_gp()'s store: pairs with the acquire loads of gp_seq
 	 * in orcu__gp_drive(), orcu_poll_state() and the leaders. */
-	if (!orcu__cas_seq_cst(&orcu__gp_seq, &cur, next))
+	if (!orcu__registry_swap_if_none(&orcu__gp_seq, cur, next))
 		return false;
 	orcu__trace1(gp_start, next - 1);
 	end_gp_notify(next, 0);

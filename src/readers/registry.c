@@ -39,6 +39,16 @@
  *     So the thread running a GP for its own synchronize costs that GP
  *     nothing, and nor does any other memb thread waiting for one.
  *
+ *  5. With nobody registered, a GP is one swap of gp_seq (gp.c point 5),
+ *     made under registry_lock after nr_readers was read there as 0
+ *     (orcu__registry_swap_if_none()).  A registration holds that lock, so
+ *     it comes wholly before the swap (which then fails) or after it; then
+ *     its fence comes after the swap, which comes after the fence of every
+ *     updater whose snapshot of gp_seq the swap satisfies, so its sections
+ *     see their updates.  Read without the lock, then swapped, the count
+ *     let a reader register and enter a section in between: a GP that a
+ *     later snapshot counted ended without waiting for it.
+ *
  * qsbr readers announce quiescent states by copying the GP counter into
  * qs_seq (acquire load, release store); 0 means offline.  The GP waits until
  * each online qsbr reader has announced the current counter.
@@ -219,12 +229,12 @@ int orcu__register(int kind, const char *call)
 	registry.prev = rec;
 	pthread_mutex_unlock(&registry_lock);
 	pthread_setspecific(exit_key, rec);
-	/* Our store of nr_readers before our first read-side load.
-	 * Pairs with the seq_cst load of nr_readers in gp_skip_idle() (gp.c
-	 * point 5), after the updater's stores and fence (orcu__gp_snap()).
-	 * Either that GP waits for us, or we see what it was for.  The
-	 * unlock above is only a release: on arm64 our first loads could
-	 * pass it. */
+	/* Our store of nr_readers before our first read-side load, and a
+	 * reader-less GP's swap, made under registry_lock, before them
+	 * (point 5).  Pairs with the fences of the updaters' snapshots
+	 * (orcu__gp_snap()): either a GP waits for us, or we see what it was
+	 * for.  The unlock above is only a release: on arm64 our first loads
+	 * could pass it. */
 	orcu__fence_seq_cst();
 	return 0;
 }
@@ -243,9 +253,8 @@ void orcu_unregister_thread(void)
 	rec->next->prev = rec->prev;
 	nr_memb -= rec->kind == ORCU__KIND_MEMB;
 	/* Release: our last section's reads happen before the end of a GP
-	 * that reads 0 here and skips the reader wait (gp_skip_idle()); it
-	 * takes no registry_lock.  Pairs with the seq_cst load in
-	 * orcu__registry_has_readers(). */
+	 * that reads 0 here and skips the reader wait (point 5).  Pairs with
+	 * the seq_cst load in orcu__registry_has_readers(). */
 	orcu__store_release(&nr_readers, orcu__load_relaxed(&nr_readers) - 1);
 	/* Release: our last section's reads are done.  Pairs with the
 	 * acquire in qsbr_holds() (a GP then skips us as offline). */
@@ -762,6 +771,19 @@ static bool memb_unparked(void)
 bool orcu__registry_has_readers(void)
 {
 	return orcu__load_seq_cst(&nr_readers) != 0;
+}
+
+/* Point 5: swap *seq from cur to next if nobody is registered. */
+bool orcu__registry_swap_if_none(_Atomic unsigned long *seq, unsigned long cur,
+				 unsigned long next)
+{
+	bool done;
+
+	pthread_mutex_lock(&registry_lock);
+	/* seq_cst, as every write of gp_seq (gp.c). */
+	done = !orcu__load_relaxed(&nr_readers) && orcu__cas_seq_cst(seq, &cur, next);
+	pthread_mutex_unlock(&registry_lock);
+	return done;
 }
 
 void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)

@@ -14,6 +14,8 @@ void orcu__registry_unlock(void);
 void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns);
 void orcu__registry_after_fork_child(void);
 bool orcu__registry_has_readers(void);
+bool orcu__registry_swap_if_none(_Atomic unsigned long *seq, unsigned long cur,
+				 unsigned long next);
 bool orcu__qsbr_enter_for_callbacks(void);
 /* Misuse checks of a caller about to wait for a GP or for callbacks. */
 void orcu__gp_check_caller(const char *call);
