@@ -309,7 +309,9 @@ ORCU_API unsigned long orcu_get_state(void);
  * calling anything but orcu_poll_state(), whether or not the GP thread
  * could be created (a leader, or failing every library thread the next
  * safe point of a registered thread, runs it), and after orcu_shutdown()
- * (it starts orcu again).  Anywhere but a signal handler.
+ * (it starts orcu again).  In a fork child, a cookie taken in the parent
+ * completes once a call that starts orcu ran there (docs/API.md, Fork).
+ * Anywhere but a signal handler.
  */
 ORCU_API unsigned long orcu_start_poll(void);
 

@@ -315,7 +315,12 @@ void orcu__flush_lazy_all(void)
 
 void orcu_reclaim_lazy(void)
 {
-	/* Pairs with the store of `started` in start_locked() (entry.c). */
+	/* Lazy callbacks need threads: a fork child, or a library stopped by
+	 * orcu_shutdown(), starts them again, as a post would; one never
+	 * used stays so.  Acquire pairs with the stores of `initialized` and
+	 * `started` (entry.c). */
+	if (orcu__load_acquire(&orcu__g.initialized))
+		orcu__ensure_started();
 	if (orcu__load_acquire(&orcu__g.started))
 		orcu__flush_lazy_all();
 }

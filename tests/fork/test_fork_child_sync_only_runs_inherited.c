@@ -14,15 +14,18 @@
  * period with the case's wait: orcu_synchronize(), or the siblings
  * orcu_synchronize_expedited() and orcu_cond_synchronize(orcu_get_state()),
  * or none ("nowait": only sections and safe points, which DESIGN 5.8 also
- * lists as servers).  Every inherited callback must run, once, within 10 s
- * (scaled).  Cases: offloaded (default) and inline (ORCU_NOCBS=none)
+ * lists as servers).  In the "reclaim" case the callbacks are lazy and the
+ * child calls only orcu_reclaim_lazy(): no section, safe point or wait.
+ * Every inherited callback must run, once, within 10 s (scaled).  Cases: offloaded (default) and inline (ORCU_NOCBS=none)
  * slots, memb and qsbr readers.  An argument ("inline qsbr sync") runs
  * that case alone.
  *
  * On 9552413 every case fails: 0 of 100 run, since fork_child() clears
  * `started` and only a post, a registration, a barrier or orcu_start_poll()
  * starts the library again, and a safe point serves only work raised as
- * unserved, which the inherited callbacks never are.
+ * unserved, which the inherited callbacks never are.  The reclaim case
+ * failed the same way up to a5740a6 (0 of 100: orcu_reclaim_lazy() did
+ * nothing while the library was stopped; found by an outside program).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -38,7 +41,7 @@
 
 #define NCB 100
 
-enum wait_kind { WAIT_SYNC, WAIT_EXPEDITED, WAIT_COND, WAIT_NONE };
+enum wait_kind { WAIT_SYNC, WAIT_EXPEDITED, WAIT_COND, WAIT_NONE, WAIT_RECLAIM };
 
 static struct orcu_head heads[NCB];
 static atomic_int ran[NCB];
@@ -72,6 +75,10 @@ static void *holder(void *arg)
 /* One round of what the child does: read, quiescent state, a GP. */
 static int child_round(void)
 {
+	if (wait_kind == WAIT_RECLAIM) {
+		orcu_reclaim_lazy();
+		return atomic_load(&invoked);
+	}
 	orcu_read_lock();
 	orcu_read_unlock();
 	orcu_quiescent_state();
@@ -86,6 +93,7 @@ static int child_round(void)
 		orcu_cond_synchronize(orcu_get_state());
 		break;
 	case WAIT_NONE:
+	case WAIT_RECLAIM:
 		break;
 	}
 	return atomic_load(&invoked);
@@ -122,7 +130,7 @@ static int parent(void)
 	while (atomic_load(&holder_state) != 1)
 		nanosleep(&ts, NULL);
 	for (int i = 0; i < NCB; i++)
-		orcu_call(&heads[i], cb);
+		(wait_kind == WAIT_RECLAIM ? orcu_call_lazy : orcu_call)(&heads[i], cb);
 	/* The parent's own copies run once the holder leaves: its result
 	 * is the grandchild's, not theirs. */
 	check_child_ok(check_fork_run(grandchild), "fork child", 60);
@@ -155,6 +163,7 @@ static int offloaded_memb_expedited(void) { return run(NULL, false, WAIT_EXPEDIT
 static int offloaded_memb_cond(void) { return run(NULL, false, WAIT_COND); }
 static int offloaded_memb_nowait(void) { return run(NULL, false, WAIT_NONE); }
 static int offloaded_qsbr_nowait(void) { return run(NULL, true, WAIT_NONE); }
+static int offloaded_memb_reclaim(void) { return run(NULL, false, WAIT_RECLAIM); }
 
 int main(int argc, char **argv)
 {
@@ -167,6 +176,7 @@ int main(int argc, char **argv)
 		{ "offloaded memb cond", offloaded_memb_cond },
 		{ "offloaded memb nowait", offloaded_memb_nowait },
 		{ "offloaded qsbr nowait", offloaded_qsbr_nowait },
+		{ "offloaded memb reclaim", offloaded_memb_reclaim },
 	};
 	int failed = 0;
 
