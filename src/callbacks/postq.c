@@ -5,9 +5,10 @@
  * read-modify-write, no fence, and no store to the head, whose cache line
  * an invoker on another CPU may hold (call.c stores func only when it
  * changed).  One consumer at a time, whoever holds the slot's cb_lock,
- * takes what was published and links the heads.  Owns struct orcu__postq, its segments and their
- * ownership.  Calls only mpsc.c's report of a double post.  Used by
- * call.c, the poster, and slot.c, the taker.
+ * takes what was published and links the heads.  Owns struct
+ * orcu__postq, its segments and their ownership.  Calls only mpsc.c's
+ * report of a double post.  Used by call.c, the poster, and slot.c, the
+ * taker.
  *
  * Why the consumer sees every head once, in posting order.
  *  1. A queue is a chain of segments of ORCU__PSEG_N entries; a segment
@@ -145,9 +146,11 @@ long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 
 	if (!n)
 		return 0;
+	/* Point 1: the producer wrote no link; clear them all first.  The
+	 * segments' links and entries are read as in the loop below. */
 	for (unsigned long i = c; i != upto; i++) {
 		if (i - seg->base == ORCU__PSEG_N)
-			seg = orcu__load_acquire(&seg->next);   /* as below */
+			seg = orcu__load_acquire(&seg->next);
 		orcu__link_store_relaxed(&orcu__load_relaxed(&seg->e[i - seg->base])->next, NULL);
 	}
 	seg = q->cseg;

@@ -38,10 +38,11 @@
  *     fences, and notifies unless it sees the thread awake or batching.
  *     One of the two always sees the other's store.
  *  5. With no reader registered a GP is a single compare-and-swap of
- *     gp_seq from an idle value to the next one (gp_skip_idle()), made by
- *     whoever needs it (a waiter, a leader, orcu_start_poll()), so a GP
- *     with nobody to wait for costs a few atomics and no hand-off.  The owner starts its GPs with a swap
- *     as well, so the two never overwrite each other; while gp_seq is odd
+ *     gp_seq from an idle value to the next one (gp_skip_idle()), made
+ *     under registry_lock by whoever needs it (a waiter, a leader,
+ *     orcu_start_poll()), so a GP with nobody to wait for costs a lock and
+ *     a swap, and no hand-off.  The owner starts its GPs with a swap as
+ *     well, so the two never overwrite each other; while gp_seq is odd
  *     only the owner writes it.
  *  6. A request that does not wait (orcu_start_poll()) is not left to a
  *     GP thread that does not run: orcu__gp_request() raises gp_needed,
