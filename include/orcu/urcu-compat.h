@@ -26,6 +26,8 @@
  *    CPU slot by orcu; the calls compile and are documented no-ops.
  *  - rcu_defer_register_thread() and friends are no-ops: defer_rcu() needs
  *    no per-thread queue (it posts an orcu callback).
+ *  - synchronize_rcu() may be called from a call_rcu() callback, as in
+ *    liburcu; orcu_synchronize() there aborts (orcu.h).
  */
 #ifndef ORCU_URCU_COMPAT_H
 #define ORCU_URCU_COMPAT_H
@@ -55,6 +57,7 @@ extern "C" {
 
 ORCU_API void orcu__compat_register(int qsbr, const char *call);
 ORCU_API void orcu__compat_defer(void (*fct)(void *p), void *p);
+ORCU_API void orcu__compat_synchronize(void);
 
 #ifdef ORCU_QSBR
 #define ORCU__COMPAT_QSBR 1
@@ -83,7 +86,9 @@ static inline void rcu_thread_online(void) { orcu_thread_online(); }
 /* ------------------------------------------------------------------ */
 /* Grace periods and callbacks                                         */
 
-static inline void synchronize_rcu(void) { orcu_synchronize(); }
+/* Also from a call_rcu callback, as liburcu allows (orcu_synchronize()
+ * does not: docs/MIGRATING.md). */
+static inline void synchronize_rcu(void) { orcu__compat_synchronize(); }
 
 struct rcu_head;
 

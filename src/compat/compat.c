@@ -1,14 +1,18 @@
 /*
  * compat.c - small queries and helpers for the layers above the engine:
  * orcu_thread_is_online() and the out-of-line halves of the liburcu
- * compatibility header (registration that must not return an error, and
- * defer_rcu).  Reads the calling thread's reader record; calls only public
- * entry points (entry.c, call.c) and os.c's orcu__die.
+ * compatibility header and of the shim's libraries (registration that
+ * must not return an error, defer_rcu, and synchronize_rcu, which liburcu
+ * allows in a callback).  Reads the calling thread's reader record; calls
+ * public entry points (entry.c, call.c), os.c's orcu__die and orcu__misuse,
+ * and for a synchronize from a callback the GP engine (gp.c, registry.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "os.h"
+#include "gp.h"
+#include "registry.h"
 
 #include <errno.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 /* Declared where they are used, in include/orcu/urcu-compat.h. */
 ORCU_API void orcu__compat_register(int qsbr, const char *call);
 ORCU_API void orcu__compat_defer(void (*fct)(void *p), void *p);
+ORCU_API void orcu__compat_synchronize(void);
 
 bool orcu_thread_is_online(void)
 {
@@ -36,6 +41,34 @@ void orcu__compat_register(int qsbr, const char *call)
 	 * no way to handle a failure, so it stops here, loudly. */
 	if (ret < 0)
 		orcu__die("%s: could not register the thread: %s", call, strerror(-ret));
+}
+
+/*
+ * synchronize_rcu() under liburcu's names.  liburcu allows it in a
+ * call_rcu callback (its worker is a registered thread outside any
+ * section), so a program legal there must run here.  orcu_synchronize()
+ * keeps orcu's rule (orcu.h: no wait from a callback) for orcu's own name.
+ * From a callback this is orcu_synchronize() without the serving a waiter
+ * does afterwards (serve.c rule d: it would invoke callbacks inside this
+ * one): the GP is driven here or by its owner (gp.c point 3), neither of
+ * which waits for the callback's thread, which is in no section (checked)
+ * and, on a qsbr thread, offline while it waits.
+ */
+void orcu__compat_synchronize(void)
+{
+	struct orcu__reader *r = &orcu__reader;
+	bool was_online;
+
+	if (!r->in_callback) {
+		orcu_synchronize();
+		return;
+	}
+	if (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)
+		orcu__misuse("synchronize_rcu", "called inside a read-side critical section (would deadlock)");
+	was_online = orcu__qsbr_offline_for_wait();
+	orcu__gp_drive(orcu__gp_snap(), false);
+	if (was_online)
+		orcu__qsbr_online();
 }
 
 struct deferred {
@@ -59,7 +92,7 @@ void orcu__compat_defer(void (*fct)(void *p), void *p)
 	if (!d) {
 		/* No memory for the record: wait for the grace period here,
 		 * as liburcu's defer_rcu does when its queue is full. */
-		orcu_synchronize();
+		orcu__compat_synchronize();
 		fct(p);
 		return;
 	}

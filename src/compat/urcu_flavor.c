@@ -24,6 +24,7 @@
 
 ORCU_API void orcu__compat_register(int qsbr, const char *call);
 ORCU_API void orcu__compat_defer(void (*fct)(void *p), void *p);
+ORCU_API void orcu__compat_synchronize(void);
 
 static void fl_read_lock(void) { orcu_read_lock(); }
 static void fl_read_unlock(void) { orcu_read_unlock(); }
@@ -49,7 +50,7 @@ static void fl_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *hea
 		  (void (*)(struct orcu_head *))(void (*)(void))func);
 }
 
-static void fl_synchronize(void) { orcu_synchronize(); }
+static void fl_synchronize(void) { orcu__compat_synchronize(); }
 static void fl_defer(void (*fct)(void *p), void *p) { orcu__compat_defer(fct, p); }
 static void fl_offline(void) { orcu_thread_offline(); }
 static void fl_online(void) { orcu_thread_online(); }

@@ -39,6 +39,7 @@ void urcu_qsbr_exit(void);
 extern const struct rcu_flavor_struct orcu_rcu_flavor;
 ORCU_API void orcu__compat_register(int qsbr, const char *call);
 ORCU_API void orcu__compat_defer(void (*fct)(void *p), void *p);
+ORCU_API void orcu__compat_synchronize(void);
 
 /* call_rcu_data on offloading (common.c; docs/MIGRATING.md). */
 struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity);

@@ -28,7 +28,7 @@ int urcu_qsbr_read_ongoing(void) { return orcu_thread_is_online(); }
 void urcu_qsbr_quiescent_state(void) { orcu_quiescent_state(); }
 void urcu_qsbr_thread_offline(void) { orcu_thread_offline(); }
 void urcu_qsbr_thread_online(void) { orcu_thread_online(); }
-void urcu_qsbr_synchronize_rcu(void) { orcu_synchronize(); }
+void urcu_qsbr_synchronize_rcu(void) { orcu__compat_synchronize(); }
 void urcu_qsbr_register_thread(void) { orcu__compat_register(1, "urcu_qsbr_register_thread"); }
 void urcu_qsbr_unregister_thread(void) { orcu_unregister_thread(); }
 void urcu_qsbr_exit(void) {}
