@@ -1,8 +1,9 @@
 /*
- * urcu_abi/abi.h - what the two flavour files of the liburcu ABI 8 shim
- * (memb.c, qsbr.c) share with common.c.  The shim's libraries
- * (liburcu.so.8, liburcu-memb.so.8, liburcu-qsbr.so.8) export liburcu's
- * function names on orcu; everything declared here is hidden.
+ * urcu_abi/abi.h - what the flavour files of the liburcu ABI 8 shim
+ * (memb.c, qsbr.c, bp.c) share with common.c.  The shim's libraries
+ * (liborcu-liburcu-{memb,qsbr,bp}.so.8, which liburcu.so.8,
+ * liburcu-memb.so.8, liburcu-qsbr.so.8 and liburcu-bp.so.8 name) export
+ * liburcu's function names on orcu; everything declared here is hidden.
  */
 #ifndef ORCU_URCU_ABI_H
 #define ORCU_URCU_ABI_H
@@ -25,6 +26,8 @@ struct urcu_gp_poll_state urcu_memb_start_poll_synchronize_rcu(void);
 bool urcu_memb_poll_state_synchronize_rcu(struct urcu_gp_poll_state s);
 struct urcu_gp_poll_state urcu_qsbr_start_poll_synchronize_rcu(void);
 bool urcu_qsbr_poll_state_synchronize_rcu(struct urcu_gp_poll_state s);
+struct urcu_gp_poll_state urcu_bp_start_poll_synchronize_rcu(void);
+bool urcu_bp_poll_state_synchronize_rcu(struct urcu_gp_poll_state s);
 #pragma GCC visibility pop
 #endif
 
@@ -33,6 +36,7 @@ bool urcu_qsbr_poll_state_synchronize_rcu(struct urcu_gp_poll_state s);
 void urcu_memb_defer_exit(void);
 void urcu_qsbr_defer_exit(void);
 void urcu_qsbr_exit(void);
+void urcu_bp_defer_exit(void);
 #pragma GCC visibility pop
 
 /* liborcu-urcu's flavor: its rculfhash fork hooks and read_ongoing. */

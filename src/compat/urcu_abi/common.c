@@ -27,9 +27,9 @@
 
 #pragma GCC visibility push(default)
 #include <urcu/pointer.h>
-/* Referenced by every object built through the shim's headers with
- * _LGPL_SOURCE: such a program fails to load on a real liburcu (whose
- * flavour would not see orcu's inline readers) instead of running wrong. */
+/* Referenced by every unit the shim's headers of orcu 0.1 compiled with
+ * _LGPL_SOURCE (used or not, which broke links: issue 29); the headers no
+ * longer emit it, and it stays defined so such binaries still load. */
 const char orcu_urcu_shim_lgpl = 1;
 #pragma GCC visibility pop
 

@@ -1,8 +1,10 @@
 /*
  * swap_prog.c - a liburcu program built against liburcu itself (CMake
  * links Debian's liburcu-memb or liburcu-qsbr, no _LGPL_SOURCE): readers,
- * call_rcu, rcu_barrier, defer_rcu, a call_rcu_data handle.  Exit 0 when it
- * ran correctly on orcu (the liburcu ABI shim under LD_LIBRARY_PATH), 3
+ * call_rcu, rcu_barrier, defer_rcu, a call_rcu_data handle, a callback
+ * that calls synchronize_rcu() (legal on liburcu).  Also built through
+ * the shim with -lurcu (shim.sh plain_link).  Exit 0 when it ran correctly
+ * on orcu (the liburcu ABI shim under LD_LIBRARY_PATH), 3
  * when it ran correctly but on liburcu, 1 on a wrong result.  With
  * _LGPL_SOURCE it is the binary that must not load on orcu.
  */
@@ -33,6 +35,17 @@ static void free_node(struct rcu_head *h)
 
 	__atomic_fetch_add(&freed, 1, __ATOMIC_RELAXED);
 	free(n);
+}
+
+/* liburcu's call_rcu worker is a registered thread outside any section:
+ * a callback may wait for a grace period there. */
+static int synced_in_cb;
+
+static void sync_in_cb(struct rcu_head *h)
+{
+	synchronize_rcu();
+	__atomic_store_n(&synced_in_cb, 1, __ATOMIC_RELAXED);
+	free(caa_container_of(h, struct node, rcu));
 }
 
 static void *swap_reader(void *arg)
@@ -101,7 +114,13 @@ int main(void)
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	synchronize_rcu();
+	struct node *cbn = malloc(sizeof(*cbn));
+	call_rcu(&cbn->rcu, sync_in_cb);
 	rcu_barrier();
+	if (!__atomic_load_n(&synced_in_cb, __ATOMIC_RELAXED)) {
+		fprintf(stderr, "swap_prog: the callback that synchronizes did not run\n");
+		return 1;
+	}
 	int on_orcu = dlsym(RTLD_DEFAULT, "orcu_get_stats") && orcu_threads() > 0;
 
 	/* multipathd's shutdown: the worker ends with its handle. */

@@ -5,9 +5,12 @@
  * declares the functions; the shim's liburcu-memb.so.8 exports them on
  * orcu.  It is read without _LGPL_SOURCE, so it never inlines liburcu's
  * read side (which reads liburcu's data).  With _LGPL_SOURCE the read side
- * is orcu's inline one, and the object references orcu_urcu_shim_lgpl, so
- * a binary built so fails to load on a real liburcu instead of running
- * with a grace period that cannot see its readers.
+ * is orcu's inline one (<orcu.h>, installed beside this directory's
+ * urcu/), so a unit references orcu only if it uses it, as one built on
+ * liburcu references liburcu's data only then.  The shim's link names
+ * record orcu's libraries (liborcu-liburcu-memb.so.8), never
+ * liburcu.so.8, so such a binary cannot meet a real liburcu's grace
+ * periods at run time.
  */
 #ifndef ORCU_SHIM_URCU_MEMB_H
 #define ORCU_SHIM_URCU_MEMB_H
@@ -23,11 +26,6 @@
 #define urcu_memb_read_lock orcu_read_lock
 #define urcu_memb_read_unlock orcu_read_unlock
 #define urcu_memb_read_ongoing orcu_read_ongoing
-#ifndef ORCU_SHIM_LGPL_REF
-#define ORCU_SHIM_LGPL_REF
-extern const char orcu_urcu_shim_lgpl;
-static const char *const orcu__shim_lgpl_ref __attribute__((used)) = &orcu_urcu_shim_lgpl;
-#endif
 #endif
 
 #endif

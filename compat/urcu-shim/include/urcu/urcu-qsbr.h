@@ -19,11 +19,6 @@
 #define urcu_qsbr_quiescent_state orcu_quiescent_state
 #define urcu_qsbr_thread_offline orcu_thread_offline
 #define urcu_qsbr_thread_online orcu_thread_online
-#ifndef ORCU_SHIM_LGPL_REF
-#define ORCU_SHIM_LGPL_REF
-extern const char orcu_urcu_shim_lgpl;
-static const char *const orcu__shim_lgpl_ref __attribute__((used)) = &orcu_urcu_shim_lgpl;
-#endif
 #endif
 
 #endif
