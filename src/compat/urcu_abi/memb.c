@@ -1,14 +1,14 @@
 /*
- * urcu_abi/memb.c - liburcu ABI 8's memb flavour (urcu_memb_*, exported
- * by the shim's liburcu.so.8 and liburcu-memb.so.8) on orcu's memb
- * readers.  liburcu's own <urcu/urcu-memb.h> declares every function
- * defined here, so the compiler checks each against liburcu's prototype.
- * Its data (urcu_memb_reader, urcu_memb_gp, urcu_memb_has_sys_membarrier)
- * is not defined: a binary built with liburcu's inline read side fails
- * to load, naming the symbol, instead of running with a read side orcu
- * cannot see.  urcu_memb_flavor is, for rculfhash.  Calls orcu's public
- * API (entry.c, registry.c, gp.c, call.c, barrier.c), compat.c's helpers
- * and common.c.
+ * urcu_abi/memb.c - liburcu ABI 8's memb flavour (urcu_memb_*, exported by
+ * the shim's liborcu-liburcu-memb.so.8, which liburcu.so.8 and
+ * liburcu-memb.so.8 name) on orcu's memb readers.  liburcu's own
+ * <urcu/urcu-memb.h> declares every function defined here, so the compiler
+ * checks each against liburcu's prototype.  Its data (urcu_memb_reader,
+ * urcu_memb_gp, urcu_memb_has_sys_membarrier) is not defined: a binary
+ * built with liburcu's inline read side fails to load, naming the symbol,
+ * instead of running with a read side orcu cannot see.  urcu_memb_flavor
+ * is, for rculfhash.  Calls orcu's public API (entry.c, registry.c, gp.c,
+ * call.c, barrier.c), compat.c's helpers and common.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,14 +1,14 @@
 /*
- * urcu_abi/qsbr.c - liburcu ABI 8's qsbr flavour (urcu_qsbr_*, exported
- * by the shim's liburcu-qsbr.so.8) on orcu's qsbr
- * readers.  liburcu's own <urcu/urcu-qsbr.h> declares every function
- * defined here, so the compiler checks each against liburcu's prototype.
- * Its data (urcu_qsbr_reader, urcu_qsbr_gp)
- * is not defined: a binary built with liburcu's inline read side fails
- * to load, naming the symbol, instead of running with a read side orcu
- * cannot see.  urcu_qsbr_flavor is, for rculfhash.  Calls orcu's public
- * API (entry.c, registry.c, gp.c, call.c, barrier.c), compat.c's helpers
- * and common.c.
+ * urcu_abi/qsbr.c - liburcu ABI 8's qsbr flavour (urcu_qsbr_*, exported by
+ * the shim's liborcu-liburcu-qsbr.so.8, which liburcu-qsbr.so.8 names) on
+ * orcu's qsbr readers.  liburcu's own <urcu/urcu-qsbr.h> declares every
+ * function defined here, so the compiler checks each against liburcu's
+ * prototype.  Its data (urcu_qsbr_reader, urcu_qsbr_gp) is not defined: a
+ * binary built with liburcu's inline read side fails to load, naming the
+ * symbol, instead of running with a read side orcu cannot
+ * see.  urcu_qsbr_flavor is, for rculfhash.  Calls orcu's public API
+ * (entry.c, registry.c, gp.c, call.c, barrier.c), compat.c's helpers and
+ * common.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
