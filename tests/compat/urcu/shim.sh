@@ -41,7 +41,8 @@ if [ "$MODE" = swap ]; then
   # _LGPL_SOURCE: a plain load, passed to rcu_dereference_sym().  TSan
   # reports that load against the updater whichever library serves it;
   # these runs check the ABI, the rest of the suite checks orcu's races.
-  export TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}report_bugs=0
+  # bp_prog's fork child starts orcu's threads: TSan's die_after_fork=0.
+  export TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}report_bugs=0:die_after_fork=0
   for fl in memb qsbr bp; do
     p="$B/tests/compat/urcu/swap_prog_$fl"
     LD_LIBRARY_PATH="$L" "$p" || fail "swap_prog_$fl on the shim: exit $?"
@@ -123,6 +124,10 @@ plain_link)
   LD_LIBRARY_PATH="$LIBDIR" served_by_orcu "$T/plain"
   ;;
 bp)
+  # As in swap: without _LGPL_SOURCE liburcu's ABI reads the pointer with a
+  # plain load (rcu_dereference_sym()), which TSan reports whichever
+  # library serves it; the child of bp_prog's fork starts orcu's threads.
+  export TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}report_bugs=0:die_after_fork=0
   for lgpl in "" -D_LGPL_SOURCE; do
     # shellcheck disable=SC2046
     "$CC" -Wall -Wextra -Werror "${san[@]}" $lgpl $(pkg-config --cflags liburcu-bp) "$U/bp_prog.c" \
