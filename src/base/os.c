@@ -11,6 +11,7 @@
 #include "cpulist.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
@@ -216,14 +217,22 @@ static void futex_hash_fit(long threads)
 /* ------------------------------------------------------------------ */
 /* Library threads: named, all signals blocked, on housekeeping CPUs. */
 
+/* Bumped by every new thread once it no longer touches its spawn record;
+ * spawners sleep on it.  It outlives every record, so the new thread's
+ * wake never lands on freed memory (a wake meant for another spawner is
+ * a spurious one there: it re-checks its own record). */
+static _Atomic uint32_t spawn_gen;
+
 void *orcu__spawn_trampoline(void *p)
 {
 	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
 
-	/* The spawner waits for this and frees p.  Pairs with the acquire
-	 * in orcu__spawn(). */
+	/* The last touch of the record: the spawner may free it at once.
+	 * Pairs with the acquire in orcu__spawn(). */
 	orcu__store_release(&((struct orcu__spawn_arg *)p)->running, 1);
-	orcu__futex_wake(&((struct orcu__spawn_arg *)p)->running, 1);
+	/* Pairs with the acquire load of spawn_gen in orcu__spawn(). */
+	orcu__fetch_add_release(&spawn_gen, 1);
+	orcu__futex_wake(&spawn_gen, INT_MAX);
 	orcu__tls.library_thread = 1;
 	pthread_setname_np(pthread_self(), sa.name);
 	orcu__set_housekeeping_affinity();
@@ -302,8 +311,14 @@ int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg
 	 * orcu__g.lock, which fork_prepare() takes, so no fork copies an
 	 * allocator lock that a starting thread holds.  Pairs with the
 	 * release in orcu__spawn_trampoline(). */
-	while (!err && !orcu__load_acquire(&sa->running))
-		orcu__futex_wait(&sa->running, 0, -1);
+	for (uint32_t gen; !err;) {
+		/* Read before `running`: a bump after it fails the wait.
+		 * Pairs with the release bump in orcu__spawn_trampoline(). */
+		gen = orcu__load_acquire(&spawn_gen);
+		if (orcu__load_acquire(&sa->running))
+			break;
+		orcu__futex_wait(&spawn_gen, gen, -1);
+	}
 	free(sa);
 	if (err) {
 		spawn_failed(name, err);
