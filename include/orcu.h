@@ -17,6 +17,11 @@
  * orcu_cond_synchronize, orcu_barrier, orcu_drain, orcu_shutdown), which
  * print one line naming the call and abort.
  *
+ * Cancellation: a pthread_cancel() never takes effect inside an orcu call
+ * (orcu reaches no cancellation point with cancellation enabled); a
+ * pending one takes effect at the thread's next cancellation point after
+ * the call.  Do not enable asynchronous cancellation around orcu calls.
+ *
  * Linking: the shared library by default; define ORCU_STATIC before
  * including this header when linking liborcu.a into a shared object.
  */

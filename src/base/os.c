@@ -63,12 +63,57 @@ void orcu__stall_hook_fork_lock(bool lock)
 }
 
 /* ------------------------------------------------------------------ */
-/* Messages */
+/* Cancellation (docs/API.md, "Cancellation"): a pthread_cancel() never
+ * takes effect inside an orcu call.  The library's own waits are futex
+ * system calls, which are no cancellation points; the few that are (the
+ * writes of a message, the sysfs reads of a start, a sleep, a join) are
+ * made only here and in config.c's reads, with cancellation disabled, so
+ * no thread leaves a call with a library lock held or a change half made.
+ * A pending cancel takes effect at the caller's next cancellation point
+ * after the call. */
+
+int orcu__nocancel_begin(void)
+{
+	int old;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+void orcu__nocancel_end(int old)
+{
+	/* Not a cancellation point: re-enabling a deferred cancel does not
+	 * act on one that is pending. */
+	if (old != PTHREAD_CANCEL_DISABLE)
+		pthread_setcancelstate(old, NULL);
+}
+
+void orcu__sleep_ns(long ns)
+{
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	int old = orcu__nocancel_begin();
+
+	nanosleep(&ts, NULL);
+	orcu__nocancel_end(old);
+}
+
+void orcu__join(pthread_t thread)
+{
+	int old = orcu__nocancel_begin();
+
+	pthread_join(thread, NULL);
+	orcu__nocancel_end(old);
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages: written with cancellation disabled (a die or a misuse must
+ * abort with its line, not unwind the thread half way). */
 
 void orcu__die(const char *fmt, ...)
 {
 	va_list ap;
 
+	orcu__nocancel_begin();
 	fputs("orcu: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -86,7 +131,7 @@ void orcu__warn(const char *fmt, ...)
 {
 	va_list ap;
 	char buf[1024];
-	int n;
+	int n, old;
 
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -98,11 +143,14 @@ void orcu__warn(const char *fmt, ...)
 	for (char *p = buf; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
+	old = orcu__nocancel_begin();
 	fprintf(stderr, "orcu: %s\n", buf);
+	orcu__nocancel_end(old);
 }
 
 void orcu__misuse(const char *call, const char *what)
 {
+	orcu__nocancel_begin();
 	fprintf(stderr, "orcu: %s: %s\n", call, what);
 	abort();
 }
