@@ -152,8 +152,10 @@ int orcu_shutdown(void)
 	/* Not from a callback, a stall handler or a read-side section: each
 	 * would wait for itself. */
 	orcu__gp_check_caller("orcu_shutdown");
-	/* Pairs with the store in apply_conf(). */
-	if (!orcu__load_acquire(&orcu__g.initialized))
+	/* Pairs with the store in apply_conf().  Nothing to stop, unless
+	 * callbacks are held by a start short of memory (slot.c): those are
+	 * pending too, and the drain waits for them, retrying the start. */
+	if (!orcu__load_acquire(&orcu__g.initialized) && !orcu__slot_has_early())
 		return 0;
 	/* A qsbr caller stays offline throughout: the GP thread and the
 	 * leaders it joins may be finishing a GP that would wait for it. */
