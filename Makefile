@@ -3,7 +3,7 @@
 #                   the headline comparison
 #   make test       install missing deps, build and run the quick test suite,
 #                   then make check-structure (what CI runs)
-#   make check-structure  src/'s layering and Calls lines
+#   make check-structure  src/'s layering, Calls lines and cancellation points
 #                   (scripts/src-metrics.py --check; python3, universal-ctags)
 #   make test SANITIZE=address,undefined | SANITIZE=thread
 #   make torture    long torture matrix (DURATION=600 seconds by default)

@@ -17,6 +17,11 @@
  * orcu_cond_synchronize, orcu_barrier, orcu_drain, orcu_shutdown), which
  * print one line naming the call and abort.
  *
+ * Cancellation: a pthread_cancel() never takes effect inside an orcu call
+ * (orcu reaches no cancellation point with cancellation enabled); a
+ * pending one takes effect at the thread's next cancellation point after
+ * the call.  Do not enable asynchronous cancellation around orcu calls.
+ *
  * Linking: the shared library by default; define ORCU_STATIC before
  * including this header when linking liborcu.a into a shared object.
  */
@@ -416,7 +421,8 @@ ORCU_API void orcu_set_stall_handler(orcu_stall_handler_t handler, void *arg);
 
 /*
  * orcu_shutdown - wait for every pending callback (as orcu_drain(-1)),
- * then stop and join every library thread; orcu holds no thread and no
+ * those kept while orcu could not start for want of memory included (it
+ * retries the start until it can), then stop and join every library thread; orcu holds no thread and no
  * memory a leak checker would report.  Reusable after: the next call that
  * needs orcu starts it again.  Returns 0; a caller that finds another
  * shutdown in progress returns -EBUSY at once (concurrent callers either

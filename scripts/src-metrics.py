@@ -47,7 +47,14 @@ move) each file's folder comes from FLAT_FOLDER below.
   - an import cycle among modules: calls (and function addresses),
     counting header inlines.  Section 1 also counts the cycles with
     objects, for information: objects count for the layering, not here;
-  - a Calls line that is not the file's calls (below).
+  - a Calls line that is not the file's calls (below);
+  - a function of src/ that calls a cancellation point (CANCEL_POINTS:
+    stdio, file and socket I/O, sleeps, joins, condition and semaphore
+    waits) and neither orcu__nocancel_begin() nor pthread_setcancelstate(),
+    unless it is static and every caller in its file is covered so:
+    a pthread_cancel() never takes effect inside orcu (os.c
+    "Cancellation"), so the library reaches one only with cancellation
+    disabled.  Futex waits through syscall() are no cancellation point.
 Nothing is whitelisted: what the check finds is what the tree has.
 
 Calls lines.  Each src/**/*.c opens with a comment that says which modules
@@ -492,6 +499,62 @@ def check_calls(tree):
     return out
 
 
+# What POSIX lists as cancellation points (those that "shall" be, and the
+# "may" ones a C library makes so) among the calls C code here could make.
+CANCEL_POINTS = set("""
+    accept accept4 aio_suspend clock_nanosleep close closedir connect creat
+    dprintf fclose fcntl fdatasync fflush fgetc fgets fopen fprintf fputc
+    fputs fread freopen fscanf fsync fwrite getc getchar getdelim getline
+    lockf mq_receive mq_send msgrcv msgsnd msync nanosleep open openat
+    opendir pause poll ppoll pread printf pselect pthread_cond_timedwait
+    pthread_cond_wait pthread_join pthread_testcancel putc putchar puts
+    pwrite read readdir readv recv recvfrom recvmsg select sem_timedwait
+    sem_wait send sendmsg sendto sigsuspend sigtimedwait sigwait sigwaitinfo
+    sleep syslog system tcdrain usleep vdprintf vfprintf vprintf wait
+    waitid waitpid write writev
+""".split())
+NOCANCEL = ("orcu__nocancel_begin", "pthread_setcancelstate")
+
+
+def check_cancellation(tree):
+    """(path, line, message) of each cancellation point a function of
+    src/ calls with cancellation enabled: the function disables it itself,
+    or it is a static function whose every caller in its file does."""
+    funcs = [f for f in tree.funcs if f["path"].startswith(SRC)]
+    body = {}
+    for f in funcs:
+        body[(f["path"], f["name"])] = source(f["path"])[1].split("\n")[
+            f["line"] - 1:f["end"]]
+
+    def calls(key, name):
+        return re.search(r"(?<![\w.>])%s\s*\(" % name, "\n".join(body[key]))
+
+    memo = {}
+
+    def covered(f):
+        key = (f["path"], f["name"])
+        if key not in memo:
+            memo[key] = False          # a cycle covers nothing
+            callers = [g for g in funcs if g["path"] == f["path"] and
+                       g is not f and calls((g["path"], g["name"]), f["name"])]
+            memo[key] = any(calls(key, n) for n in NOCANCEL) or (
+                f["static"] and bool(callers) and all(map(covered, callers)))
+        return memo[key]
+
+    out = []
+    for f in funcs:
+        if covered(f):
+            continue
+        for n, line in enumerate(body[(f["path"], f["name"])], f["line"]):
+            for m in re.finditer(r"(->|\.)?\s*\b([A-Za-z_]\w*)\s*\(", line):
+                if m.group(1) or m.group(2) not in CANCEL_POINTS:
+                    continue
+                out.append((f["path"], n, "%s calls %s, a cancellation point, "
+                            "with cancellation enabled (os.c \"Cancellation\")"
+                            % (f["name"], m.group(2))))
+    return out
+
+
 def check(tree):
     """All violations, as printable lines."""
     lines = []
@@ -532,7 +595,7 @@ def check(tree):
         lines.append("import cycle of %d modules (%s): %s" % (
             len(comp), " ".join(comp),
             "; ".join(describe_cycle(c) for c in found)))
-    for p, n, msg in check_calls(tree):
+    for p, n, msg in check_calls(tree) + check_cancellation(tree):
         lines.append("%s:%d: %s" % (rel(p), n, msg))
     return lines
 

@@ -84,15 +84,19 @@ int orcu__env_bool(const char *name, int def)
 	return def;
 }
 
+/* With cancellation disabled: fopen() and fread() are cancellation
+ * points, and a start reads under orcu__g.lock (os.c "Cancellation"). */
 static char *read_small_file(const char *path, char *buf, size_t len)
 {
+	int old = orcu__nocancel_begin();
 	FILE *f = fopen(path, "re");
-	size_t n;
+	size_t n = 0;
 
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	orcu__nocancel_end(old);
 	buf[n] = '\0';
 	return n ? buf : NULL;
 }

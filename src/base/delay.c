@@ -50,7 +50,6 @@ void orcu__delay_slow(enum orcu__delay_point p)
 	static __thread unsigned int rnd;
 	void (*hook)(enum orcu__delay_point) = orcu__load_relaxed(&delay_hook);
 	unsigned int max = orcu__load_relaxed(&delay_max_us), us;
-	struct timespec ts;
 
 	if (hook) {
 		hook(p);
@@ -65,9 +64,7 @@ void orcu__delay_slow(enum orcu__delay_point p)
 	if ((rnd >> 16) % 8)
 		return;
 	us = (rnd >> 8) % max;
-	ts.tv_sec = us / 1000000;
-	ts.tv_nsec = (long)(us % 1000000) * 1000;
-	nanosleep(&ts, NULL);
+	orcu__sleep_ns((long)us * 1000);
 }
 
 /* A task that has ended but is still listed: a thread-group leader stays
@@ -95,12 +92,15 @@ static bool task_ended(const char *tid)
 
 int orcu__thread_names(const char *const *prefixes, char names[][32], int max)
 {
+	int old = orcu__nocancel_begin();
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
 	int n = 0;
 
-	if (!d)
+	if (!d) {
+		orcu__nocancel_end(old);
 		return -1;
+	}
 	while ((e = readdir(d))) {
 		char path[300], comm[32] = "";
 		bool match = false;
@@ -124,6 +124,7 @@ int orcu__thread_names(const char *const *prefixes, char names[][32], int max)
 		n++;
 	}
 	closedir(d);
+	orcu__nocancel_end(old);
 	return n;
 }
 
@@ -144,9 +145,7 @@ int orcu_debug_thread_count(void)
 	 * library has already joined (threads_alive no longer counts them)
 	 * may still be listed for that moment: let them go, for at most 1 s. */
 	for (int i = 0; i < 1000 && n > orcu__load_relaxed(&orcu__g.threads_alive); i++) {
-		struct timespec ts = { 0, 1000000 };
-
-		nanosleep(&ts, NULL);
+		orcu__sleep_ns(1000000);
 		n = scan_tasks();
 	}
 	return n;

@@ -11,6 +11,7 @@
 #include "cpulist.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
@@ -62,12 +63,57 @@ void orcu__stall_hook_fork_lock(bool lock)
 }
 
 /* ------------------------------------------------------------------ */
-/* Messages */
+/* Cancellation (docs/API.md, "Cancellation"): a pthread_cancel() never
+ * takes effect inside an orcu call.  The library's own waits are futex
+ * system calls, which are no cancellation points; the few that are (the
+ * writes of a message, the sysfs reads of a start, a sleep, a join) are
+ * made only here and in config.c's reads, with cancellation disabled, so
+ * no thread leaves a call with a library lock held or a change half made.
+ * A pending cancel takes effect at the caller's next cancellation point
+ * after the call. */
+
+int orcu__nocancel_begin(void)
+{
+	int old;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+void orcu__nocancel_end(int old)
+{
+	/* Not a cancellation point: re-enabling a deferred cancel does not
+	 * act on one that is pending. */
+	if (old != PTHREAD_CANCEL_DISABLE)
+		pthread_setcancelstate(old, NULL);
+}
+
+void orcu__sleep_ns(long ns)
+{
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	int old = orcu__nocancel_begin();
+
+	nanosleep(&ts, NULL);
+	orcu__nocancel_end(old);
+}
+
+void orcu__join(pthread_t thread)
+{
+	int old = orcu__nocancel_begin();
+
+	pthread_join(thread, NULL);
+	orcu__nocancel_end(old);
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages: written with cancellation disabled (a die or a misuse must
+ * abort with its line, not unwind the thread half way). */
 
 void orcu__die(const char *fmt, ...)
 {
 	va_list ap;
 
+	orcu__nocancel_begin();
 	fputs("orcu: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -85,7 +131,7 @@ void orcu__warn(const char *fmt, ...)
 {
 	va_list ap;
 	char buf[1024];
-	int n;
+	int n, old;
 
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -97,11 +143,14 @@ void orcu__warn(const char *fmt, ...)
 	for (char *p = buf; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
+	old = orcu__nocancel_begin();
 	fprintf(stderr, "orcu: %s\n", buf);
+	orcu__nocancel_end(old);
 }
 
 void orcu__misuse(const char *call, const char *what)
 {
+	orcu__nocancel_begin();
 	fprintf(stderr, "orcu: %s: %s\n", call, what);
 	abort();
 }
@@ -216,14 +265,22 @@ static void futex_hash_fit(long threads)
 /* ------------------------------------------------------------------ */
 /* Library threads: named, all signals blocked, on housekeeping CPUs. */
 
+/* Bumped by every new thread once it no longer touches its spawn record;
+ * spawners sleep on it.  It outlives every record, so the new thread's
+ * wake never lands on freed memory (a wake meant for another spawner is
+ * a spurious one there: it re-checks its own record). */
+static _Atomic uint32_t spawn_gen;
+
 void *orcu__spawn_trampoline(void *p)
 {
 	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
 
-	/* The spawner waits for this and frees p.  Pairs with the acquire
-	 * in orcu__spawn(). */
+	/* The last touch of the record: the spawner may free it at once.
+	 * Pairs with the acquire in orcu__spawn(). */
 	orcu__store_release(&((struct orcu__spawn_arg *)p)->running, 1);
-	orcu__futex_wake(&((struct orcu__spawn_arg *)p)->running, 1);
+	/* Pairs with the acquire load of spawn_gen in orcu__spawn(). */
+	orcu__fetch_add_release(&spawn_gen, 1);
+	orcu__futex_wake(&spawn_gen, INT_MAX);
 	orcu__tls.library_thread = 1;
 	pthread_setname_np(pthread_self(), sa.name);
 	orcu__set_housekeeping_affinity();
@@ -302,8 +359,14 @@ int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg
 	 * orcu__g.lock, which fork_prepare() takes, so no fork copies an
 	 * allocator lock that a starting thread holds.  Pairs with the
 	 * release in orcu__spawn_trampoline(). */
-	while (!err && !orcu__load_acquire(&sa->running))
-		orcu__futex_wait(&sa->running, 0, -1);
+	for (uint32_t gen; !err;) {
+		/* Read before `running`: a bump after it fails the wait.
+		 * Pairs with the release bump in orcu__spawn_trampoline(). */
+		gen = orcu__load_acquire(&spawn_gen);
+		if (orcu__load_acquire(&sa->running))
+			break;
+		orcu__futex_wait(&spawn_gen, gen, -1);
+	}
 	free(sa);
 	if (err) {
 		spawn_failed(name, err);

@@ -184,6 +184,13 @@ struct orcu__spawn_arg {
 	_Atomic uint32_t running;   /* the thread set itself up (os.c) */
 };
 void *orcu__spawn_trampoline(void *p);
+/* Cancellation disabled, then the caller's state back (os.c
+ * "Cancellation"); the library's sleep and join, which never act on a
+ * pending cancel. */
+int orcu__nocancel_begin(void);
+void orcu__nocancel_end(int old);
+void orcu__sleep_ns(long ns);
+void orcu__join(pthread_t thread);
 void orcu__die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void orcu__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void orcu__misuse(const char *call, const char *what) __attribute__((noreturn));

@@ -244,9 +244,7 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 	uint32_t ticket;
 
 	if (orcu__g.nocb_poll) {
-		struct timespec ts = { 0, 1000000 };
-
-		nanosleep(&ts, NULL);
+		orcu__sleep_ns(1000000);
 		return;
 	}
 	/* Pairs with the seq_cst load and exchange of `sleep` in
@@ -572,7 +570,7 @@ void orcu__nocb_join_all(void)
 		 * orcu__nocb_request_stop() took it after every spawn in
 		 * this thread (stopping keeps new spawns out). */
 		if (orcu__load_relaxed(&l->exists))
-			pthread_join(l->tid, NULL);
+			orcu__join(l->tid);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = &orcu__g.slots[i];
@@ -580,7 +578,7 @@ void orcu__nocb_join_all(void)
 		/* Pairs with the release in orcu__slot_follower_started():
 		 * follower_tid was written before it. */
 		if (orcu__load_acquire(&s->st.has_follower))
-			pthread_join(s->st.follower_tid, NULL);
+			orcu__join(s->st.follower_tid);
 	}
 }
 

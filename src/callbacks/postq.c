@@ -271,6 +271,14 @@ static void make_exit_key(void)
 	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
 }
 
+/* The library's image is unloaded (lifecycle.c point 7): a thread that
+ * posted must not run thread_exit(), gone with it, when it ends. */
+void orcu__postq_unload(void)
+{
+	if (exit_key_ok)
+		pthread_key_delete(exit_key);
+}
+
 /* Point 4: the queue this thread posts to on s, when its current one is
  * on another slot: one it owns there, or a new claim (*claimed); NULL
  * means "post to the shared queue". */

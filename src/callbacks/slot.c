@@ -834,6 +834,7 @@ void orcu__slots_unlock_all(void)
  * first slot (orcu__slots_take_early()).
  */
 static struct orcu_head *early, **early_tail = &early;
+static long nr_early;      /* how many: written under orcu__g.lock */
 
 /* False if the slots exist by now: post h as usual. */
 bool orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *),
@@ -849,6 +850,7 @@ bool orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *)
 		h->next = NULL;
 		*early_tail = h;
 		early_tail = &h->next;
+		__atomic_store_n(&nr_early, nr_early + 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&orcu__g.lock);
 	if (held && h == early)
@@ -861,6 +863,12 @@ bool orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *)
 bool orcu__slot_has_early(void)
 {
 	return __atomic_load_n(&early, __ATOMIC_RELAXED) != NULL;
+}
+
+/* The same, counted (orcu_get_stats()). */
+long orcu__slot_nr_early(void)
+{
+	return __atomic_load_n(&nr_early, __ATOMIC_RELAXED);
 }
 
 /* Under orcu__g.lock, before the slots are published (entry.c). */
@@ -876,6 +884,7 @@ bool orcu__slots_take_early(void)
 	h = early;
 	early = NULL;
 	early_tail = &early;
+	__atomic_store_n(&nr_early, 0, __ATOMIC_RELAXED);
 	return h != NULL;
 }
 

@@ -442,6 +442,7 @@ bool orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *)
 			   const char *call);
 bool orcu__slots_take_early(void);
 bool orcu__slot_has_early(void);
+long orcu__slot_nr_early(void);
 /* fork (lifecycle): every cb_lock, in slot order, and back */
 void orcu__slots_lock_all(void);
 void orcu__slots_unlock_all(void);

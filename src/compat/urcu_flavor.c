@@ -117,6 +117,7 @@ static void fl_register_atfork(struct urcu_atfork *atfork)
 		pthread_mutex_unlock(&hooks_lock);
 		/* A fixed, generous table (rculfhash registers one hook per
 		 * process): more than this is a bug worth stopping for. */
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 		fprintf(stderr, "orcu: orcu_rcu_flavor.register_rculfhash_atfork: more than %d hooks\n",
 			MAX_HOOKS);
 		abort();

@@ -587,7 +587,7 @@ void orcu__gp_stop_thread(void)
 	orcu__store_seq_cst(&thr.stop, 1);
 	orcu__store_relaxed(&req.sleeping, GP_SLEEP_IDLE);
 	wake_gp_thread(false);
-	pthread_join(thr.tid, NULL);
+	orcu__join(thr.tid);
 	/* Release: the thread is joined.  Pairs with the acquire in
 	 * orcu__gp_thread_running(). */
 	orcu__store_release(&thr.running, 0);

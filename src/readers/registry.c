@@ -174,9 +174,19 @@ static void thread_exit(void *arg)
 	orcu_unregister_thread();
 }
 
+static bool exit_key_made;
+
 static void make_exit_key(void)
 {
-	pthread_key_create(&exit_key, thread_exit);
+	exit_key_made = pthread_key_create(&exit_key, thread_exit) == 0;
+}
+
+/* The library's image is unloaded (lifecycle.c point 7): a thread still
+ * registered must not run thread_exit(), gone with it, when it ends. */
+void orcu__registry_unload(void)
+{
+	if (exit_key_made)
+		pthread_key_delete(exit_key);
 }
 
 /* orcu_register_thread*() and a first memb read lock (entry.c, which has

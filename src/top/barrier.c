@@ -128,11 +128,9 @@ int orcu__barrier_timed(int64_t deadline_ns)
 	/* No slot for want of memory: callbacks posted meanwhile are held
 	 * (slot.c) until a start succeeds, retried every HELP_FIRST_NS. */
 	while (orcu__ensure_started() == -ENOMEM && orcu__slot_has_early()) {
-		struct timespec ts = { 0, HELP_FIRST_NS };
-
 		if (deadline_ns >= 0 && (int64_t)orcu__now_ns() >= deadline_ns)
 			return -ETIMEDOUT;
-		nanosleep(&ts, NULL);
+		orcu__sleep_ns(HELP_FIRST_NS);
 	}
 	/* Pairs with the store in apply_conf() (entry.c): slots exist. */
 	if (!orcu__load_acquire(&orcu__g.initialized))

@@ -52,7 +52,6 @@ static void flood_delay(struct orcu__slot *s, long pend)
 {
 	struct orcu__reader *r = &orcu__reader;
 	long over = pend - orcu__g.qmax, ns;
-	struct timespec ts;
 
 	if (r->in_callback || orcu__tls.library_thread ||
 	    (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)) {
@@ -64,9 +63,7 @@ static void flood_delay(struct orcu__slot *s, long pend)
 	ns = FLOOD_DELAY_MIN_NS + over * (FLOOD_DELAY_MAX_NS / orcu__g.qmax + 1);
 	if (ns > FLOOD_DELAY_MAX_NS || ns < 0)
 		ns = FLOOD_DELAY_MAX_NS;
-	ts.tv_sec = 0;
-	ts.tv_nsec = ns;
-	nanosleep(&ts, NULL);
+	orcu__sleep_ns(ns);
 }
 
 int orcu_wait_backlog(long timeout_ms)

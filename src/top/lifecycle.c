@@ -4,7 +4,7 @@
  * have it running and to serve what is left, entry.c to start and to
  * bring a qsbr caller back online, then the stop and after-fork entry
  * points of gp.c, nocb.c, slot.c, registry.c, barrier.c and postcheck.c,
- * and os.c.  Nothing calls it.
+ * the unload entry point of postq.c, and os.c.  Nothing calls it.
  *
  * fork, in one place: the table fork_steps, one row per lock taken or
  * state repaired, {name, prepare, parent, child}; the atfork handlers
@@ -79,6 +79,21 @@
  *     gp.c's orcu_get_state() and orcu_poll_state(), a qsbr read side,
  *     orcu_unregister_thread() of a thread that never registered (only
  *     entry.c registers), the hooks of <orcu/debug.h>.
+ *  7. Unload.  When dlclose() unmaps the library's image (liborcu.so,
+ *     an object that links liborcu.a, or the liburcu shim with it), no
+ *     thread may still run its code: its destructor shuts orcu down as
+ *     orcu_shutdown() does (every pending callback runs, its code still
+ *     mapped, then every library thread is joined), and deletes the
+ *     keys whose destructors would run the library's code when a thread
+ *     that registered or posted ends.  Not at exit(): there the image
+ *     stays mapped until the process ends, callbacks may need what the
+ *     program has already torn down, and a thread still inside orcu
+ *     could hold the drain for ever.  exit() runs the atexit handlers
+ *     before any ELF destructor, and dlclose() runs an image's
+ *     destructors before its atexit handlers: the handler registered
+ *     with the fork handlers tells the two apart.  A thread running
+ *     inside orcu while its image is unloaded is the program's error,
+ *     as for any library.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -88,6 +103,7 @@
 #include "gp.h"
 #include "registry.h"
 #include "nocb.h"
+#include "postq.h"
 #include "serve.h"
 #include "slot.h"
 #include "barrier.h"
@@ -152,8 +168,10 @@ int orcu_shutdown(void)
 	/* Not from a callback, a stall handler or a read-side section: each
 	 * would wait for itself. */
 	orcu__gp_check_caller("orcu_shutdown");
-	/* Pairs with the store in apply_conf(). */
-	if (!orcu__load_acquire(&orcu__g.initialized))
+	/* Pairs with the store in apply_conf().  Nothing to stop, unless
+	 * callbacks are held by a start short of memory (slot.c): those are
+	 * pending too, and the drain waits for them, retrying the start. */
+	if (!orcu__load_acquire(&orcu__g.initialized) && !orcu__slot_has_early())
 		return 0;
 	/* A qsbr caller stays offline throughout: the GP thread and the
 	 * leaders it joins may be finishing a GP that would wait for it. */
@@ -271,7 +289,34 @@ static void fork_child(void)
  * (point 6). */
 const int orcu__lifecycle_linked = 1;
 
+/* ------------------------------------------------------------------ */
+/* Unload (point 7) */
+
+static _Atomic int process_exiting;
+
+static void mark_process_exiting(void)
+{
+	/* Order: none needed; read by the same thread's destructor. */
+	orcu__store_relaxed(&process_exiting, 1);
+}
+
 __attribute__((constructor)) static void orcu__init_atfork(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* Without the handler an exit could not be told from an unload:
+	 * never drain then (a crash at unload rather than a hung exit). */
+	if (atexit(mark_process_exiting) != 0)
+		mark_process_exiting();
+}
+
+__attribute__((destructor)) static void orcu__unload(void)
+{
+	if (orcu__load_relaxed(&process_exiting))
+		return;
+	/* Another shutdown in progress joins the threads; ours then finds
+	 * them gone. */
+	while (orcu_shutdown() == -EBUSY)
+		orcu__sleep_ns(1000000);
+	orcu__registry_unload();
+	orcu__postq_unload();
 }

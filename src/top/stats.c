@@ -2,7 +2,8 @@
  * stats.c - orcu_get_stats() and orcu_slot_pending(): a snapshot summed
  * from the relaxed counters the other modules keep (orcu__cnt and the
  * per-slot counters).  Reads only; never blocks the engine.  Calls gp.c
- * for the GP thread's CPU time and os.c to set the stall handler.
+ * for the GP thread's CPU time, slot.c for the callbacks held before the
+ * slots exist, and os.c to set the stall handler.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -46,6 +47,8 @@ void orcu_get_stats(struct orcu_stats *out)
 		}
 		out->slots_possible = (uint64_t)orcu__g.nr_possible;
 	}
+	/* Held by a start short of memory (slot.c): pending too. */
+	pending += orcu__slot_nr_early();
 	/* gp_seq counts two per GP ended (seq.h); no counter on the GP path. */
 	out->gp_completed = (uint64_t)(orcu__load_relaxed(&orcu__gp_seq) >> 1);
 	out->gp_expedited = LOAD(gp_expedited);

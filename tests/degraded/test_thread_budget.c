@@ -3,8 +3,9 @@
  * (DESIGN 6, "bounded threads from configuration"), and the helper the
  * thread spawners ask, orcu__thread_budget_ok().  In forked children:
  *  - unset: the default, at least 1024 and 4 * CPUs + 64;
- *  - "64": taken; "2", "abc", "": one line each naming ORCU_MAX_THREADS
- *    and the text, and the default holds;
+ *  - "64" and "3" (the least that runs a GP thread, a leader and a
+ *    follower): taken; "0", "1", "2" (below it), "abc", "": one line
+ *    each naming ORCU_MAX_THREADS and the text, and the default holds;
  *  - the helper: with ORCU_MAX_THREADS=5 and a topology that keeps one GP
  *    thread, one leader and two followers (4 threads) it allows one more;
  *    once the counted threads reach the cap it refuses, saying so in
@@ -80,6 +81,9 @@ int main(void)
 	const struct cap_case cases[] = {
 		{ NULL, def, 0 },
 		{ "64", 64, 0 },
+		{ "3", 3, 0 },
+		{ "0", def, 1 },
+		{ "1", def, 1 },
 		{ "2", def, 1 },
 		{ "abc", def, 1 },
 		{ "", def, 1 },

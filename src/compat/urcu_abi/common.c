@@ -68,6 +68,9 @@ static void *parked(void *fd)
 {
 	char c;
 
+	/* Ends when its handle is freed, never half way (orcu's rule: no
+	 * cancellation point with cancellation enabled). */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	while (read((int)(intptr_t)fd, &c, 1) < 0 && errno == EINTR)
 		;
 	close((int)(intptr_t)fd);
@@ -78,7 +81,7 @@ struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity)
 {
 	struct call_rcu_data *crdp = malloc(sizeof(*crdp));
 	sigset_t all, old;
-	int fds[2], err;
+	int fds[2], err, cancel;
 
 	if (!crdp || pipe2(fds, O_CLOEXEC) < 0) {
 		free(crdp);
@@ -90,8 +93,10 @@ struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity)
 	err = pthread_create(&crdp->thread, NULL, parked, (void *)(intptr_t)fds[0]);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 		close(fds[0]);
 		close(fds[1]);
+		pthread_setcancelstate(cancel, NULL);
 		free(crdp);
 		return NULL;
 	}
@@ -105,11 +110,16 @@ struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity)
 /* The thread ends; as liburcu's worker, it is the program's to join. */
 void orcu__abi_crdp_free(struct call_rcu_data *crdp)
 {
+	int cancel;
+
 	if (!crdp || crdp == default_crdp)
 		return;
 	if (thread_crdp == crdp)
 		thread_crdp = NULL;
+	/* Not cancelled between the close and the free. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	close(crdp->wake_fd);
+	pthread_setcancelstate(cancel, NULL);
 	free(crdp);
 }
 
