@@ -443,11 +443,15 @@ ORCU_API int orcu_shutdown(void);
 #define ORCU__TSAN 1
 #endif
 #endif
-#if defined(__alpha__) || defined(__SANITIZE_THREAD__) || defined(ORCU__TSAN)
-#define orcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_CONSUME)
-#else
-#define orcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#if defined(__SANITIZE_THREAD__)
+#define ORCU__TSAN 1
 #endif
+#if defined(__alpha__) || defined(ORCU__TSAN)
+#define orcu__dereference_load(p) __atomic_load_n(&(p), __ATOMIC_CONSUME)
+#else
+#define orcu__dereference_load(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#endif
+#define orcu_dereference(p) orcu__dereference_load(p)
 /* orcu_assign_pointer - publish v in p (an lvalue): a release store, so
  * whatever was written to *v before is seen by readers that dereference
  * it.  Anywhere, async-signal-safe. */
@@ -487,6 +491,7 @@ ORCU_API int orcu_shutdown(void);
 #define ORCU__STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define ORCU__SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define ORCU__THREAD_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define ORCU__RMW_SEQ_CST(p) ((void)__atomic_fetch_add((p), 0, __ATOMIC_SEQ_CST))
 #else
 #define ORCU__ATOMIC(T) _Atomic T
 #define ORCU__LOAD_RELAXED(p) atomic_load_explicit((p), memory_order_relaxed)
@@ -494,6 +499,7 @@ ORCU_API int orcu_shutdown(void);
 #define ORCU__STORE_RELEASE(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define ORCU__SIGNAL_FENCE() atomic_signal_fence(memory_order_seq_cst)
 #define ORCU__THREAD_FENCE() atomic_thread_fence(memory_order_seq_cst)
+#define ORCU__RMW_SEQ_CST(p) ((void)atomic_fetch_add_explicit((p), 0, memory_order_seq_cst))
 #endif
 
 struct orcu__reader {
@@ -521,7 +527,15 @@ static inline void orcu__mb_slave(void)
 	if (__builtin_expect(ORCU__LOAD_RELAXED(&orcu__has_membarrier), 1))
 		ORCU__SIGNAL_FENCE();
 	else
+#ifndef ORCU__TSAN
 		ORCU__THREAD_FENCE();
+#else
+		/* ThreadSanitizer does not model fences (gcc's -Wtsan says
+		 * so): a seq_cst read-modify-write of the thread's own ctr,
+		 * a full barrier on the hardware, that TSan sees as an atomic
+		 * access of a word no other thread writes. */
+		ORCU__RMW_SEQ_CST(&orcu__reader.ctr);
+#endif
 }
 
 /*

@@ -61,6 +61,7 @@
 #include "event.h"
 #include "gp.h"
 #include "registry.h"
+#include "sanitize.h"
 
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -108,6 +109,9 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static int membarrier_checked;
 /* This thread's record, linked while it is registered. */
 static __thread struct reader_rec own_rec;
+/* ThreadSanitizer (sanitize.h): a thread that unregisters releases it,
+ * the end of every GP acquires it.  Only its address is used. */
+static char san_left;
 
 void orcu__registry_lock(void) { pthread_mutex_lock(&registry_lock); }
 void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
@@ -248,6 +252,9 @@ void orcu_unregister_thread(void)
 		return;
 	if (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)
 		orcu__misuse("orcu_unregister_thread", "called inside a read-side critical section");
+	/* For ThreadSanitizer: our sections' reads before any GP that no
+	 * longer waits for us ends (orcu__registry_san_gp_end()). */
+	orcu__tsan_release(&san_left);
 	pthread_mutex_lock(&registry_lock);
 	rec->prev->next = rec->next;
 	rec->next->prev = rec->prev;
@@ -344,6 +351,8 @@ void orcu__qsbr_check_lock(void)
  * us (the reader side of the wake protocol above). */
 static void qsbr_announce(struct orcu__reader *r, unsigned long g)
 {
+	/* For ThreadSanitizer, as the store below (sanitize.h). */
+	orcu__tsan_release(&r->qs_seq);
 	/* Release: reads before the quiescent state are done.  Pairs with
 	 * the acquire in qsbr_holds(). */
 	orcu__store_release(&r->qs_seq, g);
@@ -765,6 +774,29 @@ static bool memb_unparked(void)
 	return false;
 }
 
+/*
+ * For ThreadSanitizer in the user's program (sanitize.h), under
+ * registry_lock, before gp_seq says the GP ended: what every reader did
+ * before its last release (a memb unlock's store of ctr in the user's
+ * instrumented code, a qsbr quiescent state, an unregistration) happens
+ * before the GP's end, and so before the callbacks and synchronize
+ * returns that acquire orcu__san_gp_end.  Readers that began a section
+ * since are acquired too, which only adds edges a correct program has.
+ */
+static void san_gp_end_locked(void)
+{
+	struct reader_rec *rec;
+
+	if (orcu__likely(!orcu__tsan_on()))
+		return;
+	for (rec = registry.next; rec != &registry; rec = rec->next) {
+		orcu__tsan_acquire(&rec->r->ctr);
+		orcu__tsan_acquire(&rec->r->qs_seq);
+	}
+	orcu__tsan_acquire(&san_left);
+	orcu__tsan_release(&orcu__san_gp_end);
+}
+
 /* seq_cst: pairs with the store in orcu__register().  A thread that
  * registers after this load saw 0 starts its sections after it, and the
  * updater fenced its updates before it read gp_seq (gp.c point 2). */
@@ -780,10 +812,21 @@ bool orcu__registry_swap_if_none(_Atomic unsigned long *seq, unsigned long cur,
 	bool done;
 
 	pthread_mutex_lock(&registry_lock);
+	if (!orcu__load_relaxed(&nr_readers))
+		san_gp_end_locked();
 	/* seq_cst, as every write of gp_seq (gp.c). */
 	done = !orcu__load_relaxed(&nr_readers) && orcu__cas_seq_cst(seq, &cur, next);
 	pthread_mutex_unlock(&registry_lock);
 	return done;
+}
+
+static void san_gp_end(void)
+{
+	if (orcu__likely(!orcu__tsan_on()))
+		return;
+	pthread_mutex_lock(&registry_lock);
+	san_gp_end_locked();
+	pthread_mutex_unlock(&registry_lock);
 }
 
 void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
@@ -796,6 +839,7 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 		/* Order: nobody to wait for; the fence keeps the updater's
 		 * stores before the GP's end, as a reader wait's barriers do. */
 		orcu__fence_seq_cst();
+		san_gp_end();
 		return;
 	}
 	/* With no memb reader registered, or every one parked (point 4),
@@ -840,4 +884,5 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 	 * end of this GP.  Order: the fence keeps our scans before the GP's
 	 * end (end_gp() in gp.c). */
 	orcu__fence_seq_cst();
+	san_gp_end();
 }

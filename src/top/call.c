@@ -27,6 +27,7 @@
 #include "cpu.h"
 #include "nocb.h"
 #include "postq.h"
+#include "sanitize.h"
 #include "serve.h"
 #include "slot.h"
 #include "call.h"
@@ -284,14 +285,26 @@ static inline bool call_fast(struct orcu_head *h, void (*func)(struct orcu_head 
 	return true;
 }
 
+/* For the sanitizers in the user's program (sanitize.h), before head is
+ * published: poisoned while pending; the poster's accesses happen before
+ * the callback.  pc: the caller's, for ASan's report. */
+static inline void san_post(struct orcu_head *head, void *pc)
+{
+	orcu__asan_post(head, pc);
+	if (head)
+		orcu__tsan_release(head);
+}
+
 void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *))
 {
+	san_post(head, __builtin_return_address(0));
 	if (!call_fast(head, func))
 		do_call(head, func, false, "orcu_call");
 }
 
 void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *))
 {
+	san_post(head, __builtin_return_address(0));
 	do_call(head, func, true, "orcu_call_lazy");
 }
 
