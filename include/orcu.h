@@ -436,7 +436,8 @@ ORCU_API int orcu_shutdown(void);
  * overlapping a reader's loop iterations; so it is used only where the
  * hardware or ThreadSanitizer (which tracks only explicit orders) needs it.
  * Use it inside a read-side section on the pointer (an lvalue) that
- * updaters publish; anywhere, async-signal-safe.
+ * updaters publish; anywhere, async-signal-safe.  With ORCU_PROVE it
+ * checks that it is inside one (see "Read-side checks" below).
  */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -451,7 +452,6 @@ ORCU_API int orcu_shutdown(void);
 #else
 #define orcu__dereference_load(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
 #endif
-#define orcu_dereference(p) orcu__dereference_load(p)
 /* orcu_assign_pointer - publish v in p (an lvalue): a release store, so
  * whatever was written to *v before is seen by readers that dereference
  * it.  Anywhere, async-signal-safe. */
@@ -631,6 +631,55 @@ static inline bool orcu_read_ongoing(void)
 		ORCU__NEST_MASK) != 0;
 }
 
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Read-side checks                                                    */
+/*
+ * orcu_dereference_check(p, cond) - orcu_dereference(p) that is also
+ * legal outside a read-side section when cond is true (say, the updater
+ * holds the lock that serialises updates of p).
+ *
+ * orcu_dereference_protected(p, cond) - the updater's plain load of p,
+ * legal only when cond is true (the lock is held: p cannot change under
+ * it, so no ordering is needed).
+ *
+ * A read-side section here is memb nesting on this thread (between
+ * orcu_read_lock() and orcu_read_unlock()) or a qsbr thread that is
+ * online.  Without ORCU_PROVE, cond is never evaluated and these compile
+ * to exactly orcu_dereference(p) and a plain load.  When the calling
+ * unit is compiled with -DORCU_PROVE, orcu_dereference() outside a
+ * section (on an unregistered thread, outside memb nesting, or on an
+ * offline qsbr thread), orcu_dereference_check(p, 0) outside one and
+ * orcu_dereference_protected(p, 0) print one line,
+ *	suspicious orcu usage: <call> <what is wrong> at <file>:<line>
+ * naming the caller's file and line, and abort; legal uses print
+ * nothing.  The check costs a thread-local load and a branch per
+ * dereference (docs/DEBUGGING.md).
+ */
+ORCU_API void orcu__prove_failed(const char *call, int reader_check,
+				 const char *file, int line);
+
+#ifdef ORCU_PROVE
+static inline bool orcu__prove_reading(void)
+{
+	return (ORCU__LOAD_RELAXED(&orcu__reader.ctr) & ORCU__NEST_MASK) != 0 ||
+	       ORCU__LOAD_RELAXED(&orcu__reader.qs_seq) != 0;
+}
+#define orcu__prove(ok, call, reader_check) \
+	((ok) ? (void)0 : orcu__prove_failed(call, reader_check, __FILE__, __LINE__))
+#define orcu_dereference(p) \
+	(orcu__prove(orcu__prove_reading(), "orcu_dereference()", 1), \
+	 orcu__dereference_load(p))
+#define orcu_dereference_check(p, cond) \
+	(orcu__prove((cond) || orcu__prove_reading(), "orcu_dereference_check()", 2), \
+	 orcu__dereference_load(p))
+#define orcu_dereference_protected(p, cond) \
+	(orcu__prove((cond), "orcu_dereference_protected()", 0), (p))
+#else
+#define orcu_dereference(p) orcu__dereference_load(p)
+#define orcu_dereference_check(p, cond) ((void)sizeof(!(cond)), orcu__dereference_load(p))
+#define orcu_dereference_protected(p, cond) ((void)sizeof(!(cond)), (p))
 #endif
 
 #ifdef __cplusplus

@@ -1,8 +1,9 @@
 /*
  * registry.c - reader records: registration (memb and qsbr, idempotent),
  * automatic unregistration at thread exit, the qsbr quiescent-state calls,
- * the read-side slow paths, and the reader wait at the heart of a grace
- * period, with stall reports, and the checks of a caller about to wait.
+ * the read-side slow paths and ORCU_PROVE's report, and the reader wait
+ * at the heart of a grace period, with stall reports, and the checks of
+ * a caller about to wait.
  * Calls os.c and config.c (ORCU_NO_MEMBARRIER); reads gp.c's state.
  * The public registration and quiescent-point calls are in entry.c, which
  * starts the library and runs inline callbacks around these.
@@ -342,6 +343,27 @@ void orcu__qsbr_check_lock(void)
 {
 	if (orcu__reader.kind != ORCU__KIND_QSBR)
 		orcu__misuse("orcu_read_lock", "ORCU_QSBR code ran on a thread not registered with orcu_register_thread_qsbr()");
+}
+
+/* A check of <orcu.h>'s ORCU_PROVE failed at file:line: one line, what
+ * the call is and why it is wrong there, then abort.  reader_check: 0 for
+ * orcu_dereference_protected() (its condition alone), 1 for
+ * orcu_dereference(), 2 for orcu_dereference_check() (a section, or its
+ * condition). */
+void orcu__prove_failed(const char *call, int reader_check, const char *file, int line)
+{
+	const char *what = "with its condition false";
+
+	if (reader_check) {
+		int kind = orcu__reader.kind;
+
+		what = kind == ORCU__KIND_NONE ? "on a thread not registered as a reader" :
+		       kind == ORCU__KIND_QSBR ? "on an offline qsbr thread" :
+						 "outside a read-side section";
+	}
+	fprintf(stderr, "suspicious orcu usage: %s %s%s at %s:%d\n", call, what,
+		reader_check == 2 ? ", condition false" : "", file, line);
+	abort();
 }
 
 /* ------------------------------------------------------------------ */
