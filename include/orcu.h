@@ -19,6 +19,11 @@
  *
  * Linking: the shared library by default; define ORCU_STATIC before
  * including this header when linking liborcu.a into a shared object.
+ *
+ * Debugging (docs/DEBUGGING.md): -DORCU_PROVE checks dereferences (see
+ * "Read-side checks" at the end); a program built with -fsanitize=address
+ * or -fsanitize=thread gets, from this ordinary library, pending heads
+ * poisoned and grace periods' happens-before edges told to TSan.
  */
 #ifndef ORCU_H
 #define ORCU_H
