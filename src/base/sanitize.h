@@ -1,11 +1,12 @@
 /*
  * sanitize.h - what the shipped library tells AddressSanitizer and
- * ThreadSanitizer running in the user's program (issue 31).  The library
+ * ThreadSanitizer running in the user's program.  The library
  * is not instrumented; it references the sanitizers' interface weakly, so
  * in a program built without them every helper below is a load and a
  * branch that is never taken.  When the program is built with
  * -fsanitize=address or -fsanitize=thread, the runtime is in the program
- * and the weak references resolve there, also from liborcu.so.
+ * and the weak references resolve there, also from liborcu.so.  Which
+ * runtimes are there is found on first use (orcu__san()).
  *
  * ASan: a posted orcu_head is poisoned from orcu_call() to the moment its
  * callback is invoked; a write to it meanwhile, or a second post, is
@@ -19,11 +20,12 @@
  *    on its ctr in the user's instrumented code; a qsbr quiescent state
  *    releases its qs_seq here; a thread that unregisters releases a
  *    registry word.  The GP acquires them all before it ends
- *    (orcu__registry_san_gp_end()), then releases orcu__san_gp_end;
+ *    (registry.c san_gp_end_locked()), then releases orcu__san_gp_end;
  *  - GP end -> callback, orcu_synchronize() and orcu_poll_state():
  *    acquire orcu__san_gp_end;
- *  - callback -> orcu_barrier(), orcu_drain(): each invoker releases
- *    orcu__san_cb_done before it counts callbacks done; they acquire it.
+ *  - callback -> orcu_barrier(), orcu_drain(), orcu_shutdown(): each
+ *    invoker releases orcu__san_cb_done before it counts callbacks done;
+ *    they acquire it.
  *
  * A library built with a sanitizer itself (ORCU_SANITIZE) leaves all of
  * this out: there the sanitizer sees the library's own accesses and
@@ -62,52 +64,101 @@ void __asan_unpoison_memory_region(void const volatile *addr, size_t size) __att
 int __asan_address_is_poisoned(void const volatile *addr) __attribute__((weak));
 void __asan_report_error(void *pc, void *bp, void *sp, void *addr, int is_write,
 			 size_t size) __attribute__((weak));
-
-/* orcu_call*(), before h is published: a head still poisoned is pending
- * (or freed): report the write the post is, at the caller's pc (a return
- * address, as ASan's own reports take).  Then poison it. */
-static inline void orcu__asan_post(struct orcu_head *h, void *pc)
-{
-	if (orcu__likely(!__asan_poison_memory_region) || !h)
-		return;
-	if (__asan_address_is_poisoned(h))
-		__asan_report_error(pc, __builtin_frame_address(0),
-				    __builtin_frame_address(0), h, 1, sizeof(*h));
-	__asan_poison_memory_region(h, sizeof(*h));
-}
-
-static inline void orcu__asan_invoke(struct orcu_head *h)
-{
-	if (orcu__unlikely(__asan_unpoison_memory_region != NULL))
-		__asan_unpoison_memory_region(h, sizeof(*h));
-}
+#define ORCU__HAVE_ASAN() (__asan_poison_memory_region != NULL)
 #else
-static inline void orcu__asan_post(struct orcu_head *h, void *pc) { (void)h; (void)pc; }
-static inline void orcu__asan_invoke(struct orcu_head *h) { (void)h; }
+#define ORCU__HAVE_ASAN() 0
 #endif
-
 #ifndef ORCU__LIB_TSAN
 /* <sanitizer/tsan_interface.h>, weakly. */
 void __tsan_acquire(void *addr) __attribute__((weak));
 void __tsan_release(void *addr) __attribute__((weak));
+#define ORCU__HAVE_TSAN() (__tsan_acquire != NULL && __tsan_release != NULL)
+#else
+#define ORCU__HAVE_TSAN() 0
+#endif
 
-static inline bool orcu__tsan_on(void) { return __tsan_acquire != NULL; }
+/* Which runtimes the program has, found on first use (a post may come
+ * from a constructor that runs before ours would): one load and one
+ * untaken branch on every path below when there are none.  Relaxed: any
+ * thread computes the same value. */
+#define ORCU__SAN_ASAN 1
+#define ORCU__SAN_TSAN 2
+#define ORCU__SAN_UNKNOWN 4
+ORCU__HIDDEN extern _Atomic unsigned char orcu__san_state;   /* os.c */
+
+static inline unsigned orcu__san(void)
+{
+	unsigned f = orcu__load_relaxed(&orcu__san_state);
+
+	if (orcu__likely(f == 0))
+		return 0;
+	if (f & ORCU__SAN_UNKNOWN) {
+		f = (ORCU__HAVE_ASAN() ? ORCU__SAN_ASAN : 0) |
+		    (ORCU__HAVE_TSAN() ? ORCU__SAN_TSAN : 0);
+		orcu__store_relaxed(&orcu__san_state, (unsigned char)f);
+	}
+	return f;
+}
 
 static inline void orcu__tsan_acquire(void *addr)
 {
-	if (orcu__unlikely(__tsan_acquire != NULL))
+#ifndef ORCU__LIB_TSAN
+	if (orcu__unlikely(orcu__san() & ORCU__SAN_TSAN))
 		__tsan_acquire(addr);
+#else
+	(void)addr;
+#endif
 }
 
 static inline void orcu__tsan_release(void *addr)
 {
-	if (orcu__unlikely(__tsan_release != NULL))
+#ifndef ORCU__LIB_TSAN
+	if (orcu__unlikely(orcu__san() & ORCU__SAN_TSAN))
 		__tsan_release(addr);
-}
 #else
-static inline bool orcu__tsan_on(void) { return false; }
-static inline void orcu__tsan_acquire(void *addr) { (void)addr; }
-static inline void orcu__tsan_release(void *addr) { (void)addr; }
+	(void)addr;
 #endif
+}
+
+/* orcu_call*(), before h is published, when orcu__san() is not 0.  ASan: a head still poisoned is pending (or freed):
+ * report the write the post is, at the caller's pc (a return address, as
+ * ASan's own reports take); then poison it.  TSan: what the poster did
+ * happens before the callback.  Cold: kept off orcu_call()'s fast path
+ * (which pays one load and one branch for it). */
+static inline __attribute__((cold)) void orcu__san_post(struct orcu_head *h, void *pc)
+{
+	unsigned f = orcu__san();
+
+	if (!h)
+		return;
+#ifndef ORCU__LIB_ASAN
+	if (f & ORCU__SAN_ASAN) {
+		if (__asan_address_is_poisoned(h))
+			__asan_report_error(pc, __builtin_frame_address(0),
+					    __builtin_frame_address(0), h, 1, sizeof(*h));
+		__asan_poison_memory_region(h, sizeof(*h));
+	}
+#endif
+	(void)pc;
+	if (f & ORCU__SAN_TSAN)
+		orcu__tsan_release(h);
+}
+
+/* The invoker, before the callback of h: the head is the callback's
+ * again, and what its poster did happens before it. */
+static inline void orcu__san_invoke(struct orcu_head *h)
+{
+	unsigned f = orcu__san();
+
+	if (orcu__likely(f == 0))
+		return;
+#ifndef ORCU__LIB_ASAN
+	if (f & ORCU__SAN_ASAN)
+		__asan_unpoison_memory_region(h, sizeof(*h));
+#endif
+	orcu__tsan_acquire(h);
+}
+
+static inline bool orcu__tsan_on(void) { return orcu__san() & ORCU__SAN_TSAN; }
 
 #endif

@@ -723,10 +723,7 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 		/* Counted from its start: a fork from inside it leaves the
 		 * child a chain where it ran (point 5), and it returns there. */
 		++*since;
-		/* For the sanitizers: the head is the callback's again, and
-		 * what its poster did before orcu_call() happens before it. */
-		orcu__asan_invoke(h);
-		orcu__tsan_acquire(h);
+		orcu__san_invoke(h);    /* for the sanitizers (sanitize.h) */
 		h->func(h);
 		user++;
 		/* Let backlog waiters in without waiting for a huge batch. */

@@ -285,26 +285,20 @@ static inline bool call_fast(struct orcu_head *h, void (*func)(struct orcu_head 
 	return true;
 }
 
-/* For the sanitizers in the user's program (sanitize.h), before head is
- * published: poisoned while pending; the poster's accesses happen before
- * the callback.  pc: the caller's, for ASan's report. */
-static inline void san_post(struct orcu_head *head, void *pc)
-{
-	orcu__asan_post(head, pc);
-	if (head)
-		orcu__tsan_release(head);
-}
-
 void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *))
 {
-	san_post(head, __builtin_return_address(0));
+	/* For the sanitizers in the user's program (sanitize.h), before the
+	 * head is published; pc: the caller's, for ASan's report. */
+	if (orcu__unlikely(orcu__san()))
+		orcu__san_post(head, __builtin_return_address(0));
 	if (!call_fast(head, func))
 		do_call(head, func, false, "orcu_call");
 }
 
 void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *))
 {
-	san_post(head, __builtin_return_address(0));
+	if (orcu__unlikely(orcu__san()))    /* as in orcu_call() */
+		orcu__san_post(head, __builtin_return_address(0));
 	do_call(head, func, true, "orcu_call_lazy");
 }
 
