@@ -120,11 +120,12 @@ static inline void orcu__tsan_release(void *addr)
 #endif
 }
 
-/* orcu_call*(), before h is published, when orcu__san() is not 0.  ASan: a head still poisoned is pending (or freed):
- * report the write the post is, at the caller's pc (a return address, as
- * ASan's own reports take); then poison it.  TSan: what the poster did
- * happens before the callback.  Cold: kept off orcu_call()'s fast path
- * (which pays one load and one branch for it). */
+/* orcu_call*(), before h is published, when orcu__san() is not 0.  ASan:
+ * a head still poisoned is pending (or freed): report the write the post
+ * is, at the caller's pc (a return address, as ASan's own reports take);
+ * then poison it.  TSan: what the poster did happens before the callback.
+ * Cold: kept off orcu_call()'s fast path, which pays one load and one
+ * branch for it. */
 static inline __attribute__((cold)) void orcu__san_post(struct orcu_head *h, void *pc)
 {
 	unsigned f = orcu__san();
@@ -139,9 +140,9 @@ static inline __attribute__((cold)) void orcu__san_post(struct orcu_head *h, voi
 		__asan_poison_memory_region(h, sizeof(*h));
 	}
 #endif
+	(void)f;
 	(void)pc;
-	if (f & ORCU__SAN_TSAN)
-		orcu__tsan_release(h);
+	orcu__tsan_release(h);
 }
 
 /* The invoker, before the callback of h: the head is the callback's

@@ -254,7 +254,7 @@ void orcu_unregister_thread(void)
 	if (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)
 		orcu__misuse("orcu_unregister_thread", "called inside a read-side critical section");
 	/* For ThreadSanitizer: our sections' reads before any GP that no
-	 * longer waits for us ends (orcu__registry_san_gp_end()). */
+	 * longer waits for us ends (san_gp_end_locked()). */
 	orcu__tsan_release(&san_left);
 	pthread_mutex_lock(&registry_lock);
 	rec->prev->next = rec->next;
