@@ -24,6 +24,11 @@
  *
  * Linking: the shared library by default; define ORCU_STATIC before
  * including this header when linking liborcu.a into a shared object.
+ *
+ * Debugging (docs/DEBUGGING.md): -DORCU_PROVE checks dereferences (see
+ * "Read-side checks" at the end); a program built with -fsanitize=address
+ * or -fsanitize=thread gets, from this ordinary library, pending heads
+ * poisoned and grace periods' happens-before edges told to TSan.
  */
 #ifndef ORCU_H
 #define ORCU_H
@@ -442,17 +447,21 @@ ORCU_API int orcu_shutdown(void);
  * overlapping a reader's loop iterations; so it is used only where the
  * hardware or ThreadSanitizer (which tracks only explicit orders) needs it.
  * Use it inside a read-side section on the pointer (an lvalue) that
- * updaters publish; anywhere, async-signal-safe.
+ * updaters publish; anywhere, async-signal-safe.  With ORCU_PROVE it
+ * checks that it is inside one (see "Read-side checks" below).
  */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define ORCU__TSAN 1
 #endif
 #endif
-#if defined(__alpha__) || defined(__SANITIZE_THREAD__) || defined(ORCU__TSAN)
-#define orcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_CONSUME)
+#if defined(__SANITIZE_THREAD__)
+#define ORCU__TSAN 1
+#endif
+#if defined(__alpha__) || defined(ORCU__TSAN)
+#define orcu__dereference_load(p) __atomic_load_n(&(p), __ATOMIC_CONSUME)
 #else
-#define orcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define orcu__dereference_load(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
 #endif
 /* orcu_assign_pointer - publish v in p (an lvalue): a release store, so
  * whatever was written to *v before is seen by readers that dereference
@@ -493,6 +502,7 @@ ORCU_API int orcu_shutdown(void);
 #define ORCU__STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define ORCU__SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define ORCU__THREAD_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define ORCU__RMW_SEQ_CST(p) ((void)__atomic_fetch_add((p), 0, __ATOMIC_SEQ_CST))
 #else
 #define ORCU__ATOMIC(T) _Atomic T
 #define ORCU__LOAD_RELAXED(p) atomic_load_explicit((p), memory_order_relaxed)
@@ -500,6 +510,7 @@ ORCU_API int orcu_shutdown(void);
 #define ORCU__STORE_RELEASE(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define ORCU__SIGNAL_FENCE() atomic_signal_fence(memory_order_seq_cst)
 #define ORCU__THREAD_FENCE() atomic_thread_fence(memory_order_seq_cst)
+#define ORCU__RMW_SEQ_CST(p) ((void)atomic_fetch_add_explicit((p), 0, memory_order_seq_cst))
 #endif
 
 struct orcu__reader {
@@ -527,7 +538,15 @@ static inline void orcu__mb_slave(void)
 	if (__builtin_expect(ORCU__LOAD_RELAXED(&orcu__has_membarrier), 1))
 		ORCU__SIGNAL_FENCE();
 	else
+#ifndef ORCU__TSAN
 		ORCU__THREAD_FENCE();
+#else
+		/* ThreadSanitizer does not model fences (gcc's -Wtsan says
+		 * so): a seq_cst read-modify-write of the thread's own ctr,
+		 * a full barrier on the hardware, that TSan sees as an atomic
+		 * access of a word no other thread writes. */
+		ORCU__RMW_SEQ_CST(&orcu__reader.ctr);
+#endif
 }
 
 /*
@@ -623,6 +642,55 @@ static inline bool orcu_read_ongoing(void)
 		ORCU__NEST_MASK) != 0;
 }
 
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Read-side checks                                                    */
+/*
+ * orcu_dereference_check(p, cond) - orcu_dereference(p) that is also
+ * legal outside a read-side section when cond is true (say, the updater
+ * holds the lock that serialises updates of p).
+ *
+ * orcu_dereference_protected(p, cond) - the updater's plain load of p,
+ * legal only when cond is true (the lock is held: p cannot change under
+ * it, so no ordering is needed).
+ *
+ * A read-side section here is memb nesting on this thread (between
+ * orcu_read_lock() and orcu_read_unlock()) or a qsbr thread that is
+ * online.  Without ORCU_PROVE, cond is never evaluated and these compile
+ * to exactly orcu_dereference(p) and a plain load.  When the calling
+ * unit is compiled with -DORCU_PROVE, orcu_dereference() outside a
+ * section (on an unregistered thread, outside memb nesting, or on an
+ * offline qsbr thread), orcu_dereference_check(p, 0) outside one and
+ * orcu_dereference_protected(p, 0) print one line,
+ *	suspicious orcu usage: <call> <what is wrong> at <file>:<line>
+ * naming the caller's file and line, and abort; legal uses print
+ * nothing.  The check costs a thread-local load and a branch per
+ * dereference (docs/DEBUGGING.md).
+ */
+ORCU_API void orcu__prove_failed(const char *call, int reader_check,
+				 const char *file, int line);
+
+#ifdef ORCU_PROVE
+static inline bool orcu__prove_reading(void)
+{
+	return (ORCU__LOAD_RELAXED(&orcu__reader.ctr) & ORCU__NEST_MASK) != 0 ||
+	       ORCU__LOAD_RELAXED(&orcu__reader.qs_seq) != 0;
+}
+#define orcu__prove(ok, call, reader_check) \
+	((ok) ? (void)0 : orcu__prove_failed(call, reader_check, __FILE__, __LINE__))
+#define orcu_dereference(p) \
+	(orcu__prove(orcu__prove_reading(), "orcu_dereference()", 1), \
+	 orcu__dereference_load(p))
+#define orcu_dereference_check(p, cond) \
+	(orcu__prove((cond) || orcu__prove_reading(), "orcu_dereference_check()", 2), \
+	 orcu__dereference_load(p))
+#define orcu_dereference_protected(p, cond) \
+	(orcu__prove((cond), "orcu_dereference_protected()", 0), (p))
+#else
+#define orcu_dereference(p) orcu__dereference_load(p)
+#define orcu_dereference_check(p, cond) ((void)sizeof(!(cond)), orcu__dereference_load(p))
+#define orcu_dereference_protected(p, cond) ((void)sizeof(!(cond)), (p))
 #endif
 
 #ifdef __cplusplus

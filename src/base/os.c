@@ -9,6 +9,7 @@
 #endif
 #include "os.h"
 #include "cpulist.h"
+#include "sanitize.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -26,6 +27,10 @@ struct orcu__global orcu__g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 struct orcu__counters orcu__cnt;
 __thread struct orcu__tls orcu__tls __attribute__((tls_model("initial-exec"))) =
 	{ .bound_cpu = -1, .library_slot = -1 };
+/* ThreadSanitizer's synchronisation objects for a GP's end and for
+ * callbacks done (sanitize.h): only their addresses are used. */
+char orcu__san_gp_end, orcu__san_cb_done;
+_Atomic unsigned char orcu__san_state = ORCU__SAN_UNKNOWN;
 /* The stall handler and its argument, set together (orcu_set_stall_handler)
  * and read together by the GP that reports a stall, under one small lock
  * held only to copy them (never while the handler runs), so a report

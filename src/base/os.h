@@ -17,7 +17,7 @@
  *   queues), delay.c (debug hooks); cblist.c (the segmented list);
  *   config.c (cfg and ORCU_* into a record, thread cap); postcheck.c
  *   (the double-post set); and the headers alone: atomics.h, seq.h,
- *   event.h, trace.h;
+ *   event.h, trace.h, sanitize.h;
  *   src/readers: registry.c (readers, reader wait and wake, caller
  *   checks); gp.c (GP engine);
  *   src/callbacks: postq.c (a posting thread's own queues and who owns

@@ -76,6 +76,7 @@
 #include "seq.h"
 #include "nocb.h"
 #include "postq.h"
+#include "sanitize.h"
 #include "slot.h"
 #include "trace.h"
 
@@ -532,6 +533,9 @@ static void note_invoked(struct orcu__slot *s, long n)
 
 	if (!n)
 		return;
+	/* For ThreadSanitizer: the callbacks before a barrier or a drain
+	 * returns (sanitize.h). */
+	orcu__tsan_release(&orcu__san_cb_done);
 	orcu__fetch_add_relaxed(&s->cnt.n_invoked, (uint64_t)n);
 	/* Release: the callbacks' effects are visible to a barrier that
 	 * reads pending == 0.  Pairs with the acquire of n_done in
@@ -690,6 +694,9 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 	r->in_callback++;
 	chain_begin(s);
 	*since = 0;
+	/* For ThreadSanitizer: the GPs these callbacks waited for ended
+	 * before we took them (sanitize.h). */
+	orcu__tsan_acquire(&orcu__san_gp_end);
 	while (chain) {
 		struct orcu_head *h = chain;
 
@@ -716,6 +723,7 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 		/* Counted from its start: a fork from inside it leaves the
 		 * child a chain where it ran (point 5), and it returns there. */
 		++*since;
+		orcu__san_invoke(h);    /* for the sanitizers (sanitize.h) */
 		h->func(h);
 		user++;
 		/* Let backlog waiters in without waiting for a huge batch. */

@@ -66,6 +66,7 @@
 #include "seq.h"
 #include "gp.h"
 #include "registry.h"
+#include "sanitize.h"
 #include "orcu/debug.h"
 #include "trace.h"
 
@@ -396,6 +397,9 @@ void orcu__gp_drive(unsigned long target, bool hurry)
 		wake_gp_thread(true);
 	if (parked)
 		orcu__memb_unpark();
+	/* For ThreadSanitizer: the readers the GP waited for happen before
+	 * our return (sanitize.h). */
+	orcu__tsan_acquire(&orcu__san_gp_end);
 }
 
 /* Callback-only demand may wait for the batching window to close. */
@@ -632,5 +636,8 @@ unsigned long orcu_get_state(void)
 bool orcu_poll_state(unsigned long cookie)
 {
 	/* Acquire pairs with the GP end: frees after a true are safe. */
-	return orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), cookie);
+	if (!orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), cookie))
+		return false;
+	orcu__tsan_acquire(&orcu__san_gp_end);    /* as orcu__gp_drive() */
+	return true;
 }

@@ -1,8 +1,9 @@
 /*
  * registry.c - reader records: registration (memb and qsbr, idempotent),
  * automatic unregistration at thread exit, the qsbr quiescent-state calls,
- * the read-side slow paths, and the reader wait at the heart of a grace
- * period, with stall reports, and the checks of a caller about to wait.
+ * the read-side slow paths and ORCU_PROVE's report, and the reader wait
+ * at the heart of a grace period, with stall reports, and the checks of
+ * a caller about to wait.
  * Calls os.c and config.c (ORCU_NO_MEMBARRIER); reads gp.c's state.
  * The public registration and quiescent-point calls are in entry.c, which
  * starts the library and runs inline callbacks around these.
@@ -61,6 +62,7 @@
 #include "event.h"
 #include "gp.h"
 #include "registry.h"
+#include "sanitize.h"
 
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -108,6 +110,9 @@ static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static int membarrier_checked;
 /* This thread's record, linked while it is registered. */
 static __thread struct reader_rec own_rec;
+/* ThreadSanitizer (sanitize.h): a thread that unregisters releases it,
+ * the end of every GP acquires it.  Only its address is used. */
+static char san_left;
 
 void orcu__registry_lock(void) { pthread_mutex_lock(&registry_lock); }
 void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
@@ -258,6 +263,9 @@ void orcu_unregister_thread(void)
 		return;
 	if (orcu__load_relaxed(&r->ctr) & ORCU__NEST_MASK)
 		orcu__misuse("orcu_unregister_thread", "called inside a read-side critical section");
+	/* For ThreadSanitizer: our sections' reads before any GP that no
+	 * longer waits for us ends (san_gp_end_locked()). */
+	orcu__tsan_release(&san_left);
 	pthread_mutex_lock(&registry_lock);
 	rec->prev->next = rec->next;
 	rec->next->prev = rec->prev;
@@ -347,6 +355,27 @@ void orcu__qsbr_check_lock(void)
 		orcu__misuse("orcu_read_lock", "ORCU_QSBR code ran on a thread not registered with orcu_register_thread_qsbr()");
 }
 
+/* A check of <orcu.h>'s ORCU_PROVE failed at file:line: one line, what
+ * the call is and why it is wrong there, then abort.  reader_check: 0 for
+ * orcu_dereference_protected() (its condition alone), 1 for
+ * orcu_dereference(), 2 for orcu_dereference_check() (a section, or its
+ * condition). */
+void orcu__prove_failed(const char *call, int reader_check, const char *file, int line)
+{
+	const char *what = "with its condition false";
+
+	if (reader_check) {
+		int kind = orcu__reader.kind;
+
+		what = kind == ORCU__KIND_NONE ? "on a thread not registered as a reader" :
+		       kind == ORCU__KIND_QSBR ? "on an offline qsbr thread" :
+						 "outside a read-side section";
+	}
+	fprintf(stderr, "suspicious orcu usage: %s %s%s at %s:%d\n", call, what,
+		reader_check == 2 ? ", condition false" : "", file, line);
+	abort();
+}
+
 /* ------------------------------------------------------------------ */
 /* qsbr */
 
@@ -354,6 +383,8 @@ void orcu__qsbr_check_lock(void)
  * us (the reader side of the wake protocol above). */
 static void qsbr_announce(struct orcu__reader *r, unsigned long g)
 {
+	/* For ThreadSanitizer, as the store below (sanitize.h). */
+	orcu__tsan_release(&r->qs_seq);
 	/* Release: reads before the quiescent state are done.  Pairs with
 	 * the acquire in qsbr_holds(). */
 	orcu__store_release(&r->qs_seq, g);
@@ -775,6 +806,29 @@ static bool memb_unparked(void)
 	return false;
 }
 
+/*
+ * For ThreadSanitizer in the user's program (sanitize.h), under
+ * registry_lock, before gp_seq says the GP ended: what every reader did
+ * before its last release (a memb unlock's store of ctr in the user's
+ * instrumented code, a qsbr quiescent state, an unregistration) happens
+ * before the GP's end, and so before the callbacks and synchronize
+ * returns that acquire orcu__san_gp_end.  Readers that began a section
+ * since are acquired too, which only adds edges a correct program has.
+ */
+static void san_gp_end_locked(void)
+{
+	struct reader_rec *rec;
+
+	if (orcu__likely(!orcu__tsan_on()))
+		return;
+	for (rec = registry.next; rec != &registry; rec = rec->next) {
+		orcu__tsan_acquire(&rec->r->ctr);
+		orcu__tsan_acquire(&rec->r->qs_seq);
+	}
+	orcu__tsan_acquire(&san_left);
+	orcu__tsan_release(&orcu__san_gp_end);
+}
+
 /* seq_cst: pairs with the store in orcu__register().  A thread that
  * registers after this load saw 0 starts its sections after it, and the
  * updater fenced its updates before it read gp_seq (gp.c point 2). */
@@ -790,10 +844,21 @@ bool orcu__registry_swap_if_none(_Atomic unsigned long *seq, unsigned long cur,
 	bool done;
 
 	pthread_mutex_lock(&registry_lock);
+	if (!orcu__load_relaxed(&nr_readers))
+		san_gp_end_locked();
 	/* seq_cst, as every write of gp_seq (gp.c). */
 	done = !orcu__load_relaxed(&nr_readers) && orcu__cas_seq_cst(seq, &cur, next);
 	pthread_mutex_unlock(&registry_lock);
 	return done;
+}
+
+static void san_gp_end(void)
+{
+	if (orcu__likely(!orcu__tsan_on()))
+		return;
+	pthread_mutex_lock(&registry_lock);
+	san_gp_end_locked();
+	pthread_mutex_unlock(&registry_lock);
 }
 
 void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
@@ -806,6 +871,7 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 		/* Order: nobody to wait for; the fence keeps the updater's
 		 * stores before the GP's end, as a reader wait's barriers do. */
 		orcu__fence_seq_cst();
+		san_gp_end();
 		return;
 	}
 	/* With no memb reader registered, or every one parked (point 4),
@@ -850,4 +916,5 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 	 * end of this GP.  Order: the fence keeps our scans before the GP's
 	 * end (end_gp() in gp.c). */
 	orcu__fence_seq_cst();
+	san_gp_end();
 }

@@ -36,6 +36,7 @@
 #include "seq.h"
 #include "gp.h"
 #include "registry.h"
+#include "sanitize.h"
 #include "serve.h"
 #include "slot.h"
 #include "barrier.h"
@@ -195,6 +196,9 @@ void orcu_barrier(void)
 	orcu__gp_check_caller("orcu_barrier");
 	was_online = orcu__qsbr_offline_for_wait();
 	orcu__barrier_timed(-1);
+	/* For ThreadSanitizer: the callbacks happen before our return
+	 * (sanitize.h). */
+	orcu__tsan_acquire(&orcu__san_cb_done);
 	if (was_online)
 		orcu_thread_online();
 }
@@ -228,6 +232,7 @@ int orcu_drain(long timeout_ms)
 			break;
 		}
 	}
+	orcu__tsan_acquire(&orcu__san_cb_done);    /* as in orcu_barrier() */
 	if (was_online)
 		orcu_thread_online();
 	return ret;

@@ -27,6 +27,7 @@
 #include "cpu.h"
 #include "nocb.h"
 #include "postq.h"
+#include "sanitize.h"
 #include "serve.h"
 #include "slot.h"
 #include "call.h"
@@ -283,12 +284,18 @@ static inline bool call_fast(struct orcu_head *h, void (*func)(struct orcu_head 
 
 void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *))
 {
+	/* For the sanitizers in the user's program (sanitize.h), before the
+	 * head is published; pc: the caller's, for ASan's report. */
+	if (orcu__unlikely(orcu__san()))
+		orcu__san_post(head, __builtin_return_address(0));
 	if (!call_fast(head, func))
 		do_call(head, func, false, "orcu_call");
 }
 
 void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *))
 {
+	if (orcu__unlikely(orcu__san()))    /* as in orcu_call() */
+		orcu__san_post(head, __builtin_return_address(0));
 	do_call(head, func, true, "orcu_call_lazy");
 }
 

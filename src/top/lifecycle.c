@@ -102,6 +102,7 @@
 #include "postcheck.h"
 #include "gp.h"
 #include "registry.h"
+#include "sanitize.h"
 #include "nocb.h"
 #include "postq.h"
 #include "serve.h"
@@ -177,6 +178,7 @@ int orcu_shutdown(void)
 	 * leaders it joins may be finishing a GP that would wait for it. */
 	was_online = orcu__qsbr_offline_for_wait();
 	ret = stop_all();
+	orcu__tsan_acquire(&orcu__san_cb_done);    /* as in orcu_barrier() */
 	if (was_online)
 		orcu_thread_online();
 	return ret;

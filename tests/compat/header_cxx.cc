@@ -23,11 +23,13 @@ int main()
 	orcu_read_lock();
 	obj *p = orcu_dereference(gp);
 	int v = p ? p->v : 0;
+	v += orcu_dereference_check(gp, true) == p;
 	bool in = orcu_read_ongoing();
 	orcu_read_unlock();
 	obj *n = new obj();
 	n->v = v + 1;
-	obj *old = orcu_xchg_pointer(&gp, n);
+	obj *old = orcu_dereference_protected(gp, true);
+	old = orcu_xchg_pointer(&gp, n);
 	if (old)
 		orcu_call(&old->rcu, free_obj);
 	orcu_assign_pointer(gp, gp);
