@@ -16,3 +16,35 @@ foreach(pair "orcu|liborcu" "orcu-urcu|liborcu-urcu")
     set_property(TARGET ${lib} APPEND PROPERTY LINK_DEPENDS ${map})
   endif()
 endforeach()
+
+# Manual pages, generated at build time from the headers' contract
+# comments (scripts/gen-man.py), so a page cannot drift from its call:
+# man3/<call>.3 for every documented call, man7/orcu.7 for the overview.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  set(ORCU_MAN_HEADERS ${PROJECT_SOURCE_DIR}/include/orcu.h
+    ${PROJECT_SOURCE_DIR}/include/orcu/debug.h)
+  set(ORCU_MAN_DIR ${PROJECT_BINARY_DIR}/man)
+  add_custom_command(OUTPUT ${ORCU_MAN_DIR}/stamp
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/gen-man.py
+      --out ${ORCU_MAN_DIR} --version ${PROJECT_VERSION} ${ORCU_MAN_HEADERS}
+    COMMAND ${CMAKE_COMMAND} -E touch ${ORCU_MAN_DIR}/stamp
+    DEPENDS ${PROJECT_SOURCE_DIR}/scripts/gen-man.py ${ORCU_MAN_HEADERS}
+    COMMENT "Manual pages from the headers")
+  add_custom_target(orcu-man ALL DEPENDS ${ORCU_MAN_DIR}/stamp)
+  install(DIRECTORY ${ORCU_MAN_DIR}/man3 ${ORCU_MAN_DIR}/man7
+    DESTINATION ${CMAKE_INSTALL_MANDIR})
+  # Every function liborcu.so exports has a page.
+  add_test(NAME man_pages COMMAND ${Python3_EXECUTABLE}
+    ${PROJECT_SOURCE_DIR}/scripts/gen-man.py --check-lib $<TARGET_FILE:orcu>
+    --man-dir ${ORCU_MAN_DIR})
+  set_tests_properties(man_pages PROPERTIES LABELS quick)
+else()
+  message(STATUS "manual pages not built (python3 not found)")
+endif()
+
+# The validation tools, installed beside the library.
+install(TARGETS orcu-torture RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET orcu-bench)
+  install(TARGETS orcu-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
