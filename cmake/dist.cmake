@@ -43,8 +43,29 @@ else()
   message(STATUS "manual pages not built (python3 not found)")
 endif()
 
-# The validation tools, installed beside the library.
-install(TARGETS orcu-torture RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-if(TARGET orcu-bench)
-  install(TARGETS orcu-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The validation tools, installed beside the library, with a page each
+# made by help2man from their --help (so it cannot drift either).
+find_program(ORCU_HELP2MAN help2man)
+foreach(pair "orcu-torture|torture test of orcu's grace-period guarantee"
+    "orcu-bench|orcu side by side with liburcu, ck_epoch and a rwlock")
+  string(REPLACE "|" ";" pair "${pair}")
+  list(GET pair 0 tool)
+  list(GET pair 1 what)
+  if(NOT TARGET ${tool})
+    continue()
+  endif()
+  install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  if(ORCU_HELP2MAN AND NOT CMAKE_CROSSCOMPILING)
+    set(page ${PROJECT_BINARY_DIR}/man/man1/${tool}.1)
+    add_custom_command(OUTPUT ${page}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man/man1
+      COMMAND ${ORCU_HELP2MAN} -N --no-discard-stderr --version-string=${PROJECT_VERSION}
+        -n ${what} -o ${page} $<TARGET_FILE:${tool}>
+      DEPENDS ${tool} VERBATIM)
+    add_custom_target(${tool}-man ALL DEPENDS ${page})
+    install(FILES ${page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  endif()
+endforeach()
+if(NOT ORCU_HELP2MAN)
+  message(STATUS "orcu-torture(1), orcu-bench(1) not built (help2man not found)")
 endif()
