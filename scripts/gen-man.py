@@ -24,8 +24,15 @@ import subprocess
 import sys
 
 NAME = r"orcu_[a-z0-9_]*[a-z0-9]"
-LEAD = re.compile(r"^(%s(?:\s*/\s*%s)*)\s+-\s+(.*)$" % (NAME, NAME), re.S)
+# "orcu_a - ...", "orcu_a / orcu_b - ...", also "orcu_a() - ..." or
+# "orcu_m(p, field) - ..." (kernel-doc's way).
+ONE = r"%s(?:\([^()]*\))?" % NAME
+LEAD = re.compile(r"^(%s(?:\s*/\s*%s)*)\s+-\s+(.*)$" % (ONE, ONE), re.S)
 COMMENT = re.compile(r"/\*(.*?)\*/", re.S)
+
+
+def lead_names(lead):
+    return re.findall(NAME, re.sub(r"\([^()]*\)", "", lead))
 
 
 def fail(msg):
@@ -56,8 +63,7 @@ def contracts(path, text):
         for p in paragraphs(m.group(1)):
             lead = LEAD.match(" ".join(p))
             if lead:
-                new = re.split(r"\s*/\s*", lead.group(1))
-                names += [n for n in new if n not in names]
+                names += [n for n in lead_names(lead.group(1)) if n not in names]
                 if summary is None:
                     summary = first_clause(lead.group(2))
             if names:
@@ -128,8 +134,8 @@ def page(names, decls, summary, paras, src, include, version, all_pages):
         text = roff_line(" ".join(p))
         lead = LEAD.match(" ".join(p))
         if lead:        # the names in bold, as in NAME
-            text = "%s \\- %s" % (", ".join("\\fB%s\\fP" % n for n in re.split(
-                r"\s*/\s*", lead.group(1))), roff(lead.group(2)))
+            text = "%s \\- %s" % (", ".join("\\fB%s\\fP" % n for n in lead_names(
+                lead.group(1))), roff(lead.group(2)))
         out += [".PP", text]
     seealso = sorted({n for p in paras for n in re.findall(NAME, " ".join(p))}
                      & set(all_pages) - set(names))
