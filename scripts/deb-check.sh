@@ -57,7 +57,7 @@ fi
 
 step() { echo; echo "== $*"; }
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-need="debhelper dpkg-dev lintian man-db help2man cmake pkg-config python3 liburcu-dev libck-dev systemtap-sdt-dev"
+need="debhelper dpkg-dev lintian man-db help2man chrpath cmake pkg-config python3 liburcu-dev libck-dev systemtap-sdt-dev"
 missing=""
 for p in $need; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
