@@ -76,3 +76,13 @@ install: build
 
 clean:
 	rm -rf build build-*
+
+# The ABI of liborcu.so against the committed baseline abi/liborcu.abi
+# (docs/ABI.md): added symbols pass, removed or changed ones fail.
+# make abi-baseline rewrites the baseline after a deliberate change.
+.PHONY: abi-check abi-baseline
+abi-check: build
+	@bash scripts/abi-check.sh $(BUILD)
+
+abi-baseline: build
+	@bash scripts/abi-check.sh $(BUILD) --update

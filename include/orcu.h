@@ -440,7 +440,7 @@ ORCU_API int orcu_shutdown(void);
 /* Pointer publication                                                 */
 
 /*
- * orcu_dereference: a single load whose address dependency orders the
+ * orcu_dereference - a single load whose address dependency orders the
  * reads through the pointer on every architecture Linux runs on except
  * Alpha (as in the kernel's READ_ONCE-based rcu_dereference).  C11's
  * consume is compiled as acquire, which also forbids the compiler from

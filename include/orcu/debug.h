@@ -12,12 +12,13 @@
 extern "C" {
 #endif
 
-/* Random delays of up to max_us microseconds at GP start/end, in the
- * leader's sleep path, in the barrier, in the enqueue path and before a
- * deferred barrier marker runs; 0 disables. */
+/* orcu_debug_set_delays - random delays of up to max_us microseconds at
+ * GP start/end, in the leader's sleep path, in the barrier, in the enqueue
+ * path and before a deferred barrier marker runs; 0 disables. */
 ORCU_API void orcu_debug_set_delays(unsigned int max_us);
 
-/* Count of library threads (orcu-gp, orcu-og/N, orcu-oc/N) alive right now. */
+/* orcu_debug_thread_count - the number of library threads (orcu-gp,
+ * orcu-og/N, orcu-oc/N) alive right now. */
 ORCU_API int orcu_debug_thread_count(void);
 
 #ifdef __cplusplus
