@@ -371,6 +371,7 @@ void orcu__prove_failed(const char *call, int reader_check, const char *file, in
 		       kind == ORCU__KIND_QSBR ? "on an offline qsbr thread" :
 						 "outside a read-side section";
 	}
+	(void)orcu__nocancel_begin();	/* never ended: it aborts */
 	fprintf(stderr, "suspicious orcu usage: %s %s%s at %s:%d\n", call, what,
 		reader_check == 2 ? ", condition false" : "", file, line);
 	abort();
