@@ -4,7 +4,8 @@
  * have it running and to serve what is left, entry.c to start and to
  * bring a qsbr caller back online, then the stop and after-fork entry
  * points of gp.c, nocb.c, slot.c, registry.c, barrier.c and postcheck.c,
- * the unload entry point of postq.c, and os.c.  Nothing calls it.
+ * the unload entry point of postq.c, and os.c.  Nothing calls it but
+ * the liburcu shim's unload (point 7).
  *
  * fork, in one place: the table fork_steps, one row per lock taken or
  * state repaired, {name, prepare, parent, child}; the atfork handlers
@@ -91,7 +92,10 @@
  *     could hold the drain for ever.  exit() runs the atexit handlers
  *     before any ELF destructor, and dlclose() runs an image's
  *     destructors before its atexit handlers: the handler registered
- *     with the fork handlers tells the two apart.  A thread running
+ *     with the fork handlers tells the two apart.  The shim's libraries
+ *     need liborcu, so their destructors run first: theirs asks
+ *     orcu__compat_unload_drain() for the same drain, at the same times,
+ *     before it joins the shim's own threads.  A thread running
  *     inside orcu while its image is unloaded is the program's error,
  *     as for any library.
  */
@@ -112,6 +116,9 @@
 #include "lifecycle.h"
 
 #include <errno.h>
+
+/* The shim's unload (urcu_abi/common.c) shares point 7's. */
+ORCU_API bool orcu__compat_unload_drain(void);
 
 /* ------------------------------------------------------------------ */
 /* Shutdown */
@@ -311,14 +318,26 @@ __attribute__((constructor)) static void orcu__init_atfork(void)
 		mark_process_exiting();
 }
 
-__attribute__((destructor)) static void orcu__unload(void)
+/* At an unload, not at exit: every pending callback has run and every
+ * library thread is gone when it returns true.  The liburcu shim's
+ * destructor (urcu_abi/common.c) calls it too, before it joins its own
+ * threads: it runs first (a library's destructors run before those of
+ * the libraries it needs), and a callback may still use the shim. */
+bool orcu__compat_unload_drain(void)
 {
 	if (orcu__load_relaxed(&process_exiting))
-		return;
+		return false;
 	/* Another shutdown in progress joins the threads; ours then finds
 	 * them gone. */
 	while (orcu_shutdown() == -EBUSY)
 		orcu__sleep_ns(1000000);
+	return true;
+}
+
+__attribute__((destructor)) static void orcu__unload(void)
+{
+	if (!orcu__compat_unload_drain())
+		return;
 	orcu__registry_unload();
 	orcu__postq_unload();
 }

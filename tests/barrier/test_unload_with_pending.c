@@ -12,6 +12,11 @@
  *                   thread's exit runs none of the library's code;
  *   barrier         orcu_barrier() then dlclose(): no orcu-* thread left;
  *   shim            the same two through liburcu's names (if built);
+ *   shim handles    call_rcu_data handles (each owns an orcu-crdp thread:
+ *                   the default one, one given to the main thread and a
+ *                   CPU, one a host thread creates for itself) with
+ *                   callbacks pending: dlclose() runs them all and joins
+ *                   every orcu-crdp thread (they used to stay parked);
  *   fork child      a child of a process with callbacks pending unloads
  *                   it: the inherited callbacks run, no thread is left
  *                   (not under ThreadSanitizer, which takes the child's
@@ -154,6 +159,59 @@ static int shim_pending(void) { return pending_case(true); }
 static int shim_barrier(void) { return barrier_case(true); }
 #endif
 
+#ifdef ORCU_TEST_SHIM
+typedef void *(*crdp_create_fn)(unsigned long, int);
+typedef void (*crdp_set_fn)(void *);
+typedef void *(*crdp_get_fn)(void);
+typedef int (*crdp_set_cpu_fn)(int, void *);
+
+static crdp_create_fn create_crdp;
+static crdp_set_fn set_thread_crdp;
+
+/* A host thread with a handle of its own, as a program gives a worker. */
+static void *crdp_poster(void *arg)
+{
+	void *crdp = create_crdp(0, -1);
+
+	CHECK(crdp != NULL);
+	set_thread_crdp(crdp);
+	post(arg, N, false);
+	atomic_store(&poster_posted, 1);
+	while (!atomic_load(&poster_go))
+		sched_yield();
+	return NULL;
+}
+
+static int shim_handles(void)
+{
+	crdp_get_fn get_default;
+	crdp_set_cpu_fn set_cpu;
+	struct lib l;
+	pthread_t t;
+	void *mine;
+
+	open_lib(&l, true);
+	create_crdp = (crdp_create_fn)(uintptr_t)sym(l.dl, "urcu_memb_create_call_rcu_data");
+	set_thread_crdp = (crdp_set_fn)(uintptr_t)sym(l.dl, "urcu_memb_set_thread_call_rcu_data");
+	get_default = (crdp_get_fn)(uintptr_t)sym(l.dl, "urcu_memb_get_default_call_rcu_data");
+	set_cpu = (crdp_set_cpu_fn)(uintptr_t)sym(l.dl, "urcu_memb_set_cpu_call_rcu_data");
+	CHECK(get_default() != NULL);
+	mine = create_crdp(0, 0);
+	CHECK(mine != NULL);
+	set_thread_crdp(mine);
+	CHECK_EQ(set_cpu(1, mine), 0);
+	CHECK_EQ(pthread_create(&t, NULL, crdp_poster, &l), 0);
+	CHECK_WAIT_UNTIL(atomic_load(&poster_posted), 30);
+	post(&l, N, false);
+	CHECK_EQ(check_thread_names("orcu-crdp", NULL, 0), 3);
+	close_lib(&l, ORCU_TEST_SHIM);
+	CHECK_EQ(atomic_load(&ran), 2 * N);
+	atomic_store(&poster_go, 1);
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	return 0;
+}
+#endif
+
 #ifndef __SANITIZE_THREAD__
 static struct lib fork_lib;
 
@@ -207,6 +265,7 @@ int main(void)
 #ifdef ORCU_TEST_SHIM
 		{ "liburcu-memb shim: close with callbacks pending", shim_pending },
 		{ "liburcu-memb shim: barrier, then close", shim_barrier },
+		{ "liburcu-memb shim: close with call_rcu_data", shim_handles },
 #endif
 #ifndef __SANITIZE_THREAD__
 		/* (ThreadSanitizer: the child's threads reuse the ids of the

@@ -44,6 +44,9 @@ extern const struct rcu_flavor_struct orcu_rcu_flavor;
 ORCU_API void orcu__compat_register(int qsbr, const char *call);
 ORCU_API void orcu__compat_defer(void (*fct)(void *p), void *p);
 ORCU_API void orcu__compat_synchronize(void);
+/* lifecycle.c point 7: false at exit; at an unload, true once every
+ * pending callback has run and orcu's threads are gone. */
+ORCU_API bool orcu__compat_unload_drain(void);
 
 /* call_rcu_data on offloading (common.c; docs/MIGRATING.md). */
 struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity);

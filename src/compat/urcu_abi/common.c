@@ -2,7 +2,7 @@
  * urcu_abi/common.c - the flavour-independent half of the liburcu ABI 8
  * shim: the rcu_*_sym pointer helpers liburcu exports from every flavour
  * library, and call_rcu_data handles mapped onto orcu's offloading.
- * Calls only orcu's public API (entry.c).
+ * Calls orcu's public API (entry.c) and lifecycle.c's unload drain.
  *
  * call_rcu_data: liburcu runs callbacks on worker threads a program may
  * create, name, pin and join.  orcu runs every CPU slot's callbacks on its
@@ -11,6 +11,10 @@
  * set_cpu_call_rcu_data() is offloaded (orcu_cpu_offload()), and each
  * handle owns a parked thread, so get_call_rcu_thread() names a real
  * thread that ends when the handle is freed (multipathd joins it then).
+ * When the shim is unloaded (not at exit), its destructor has lifecycle.c
+ * run every pending callback (orcu__compat_unload_drain(), point 7 there),
+ * then ends and joins the threads of the handles still live: none may
+ * stay parked in the shim's unmapped code.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -58,7 +62,12 @@ void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new)
 struct call_rcu_data {
 	pthread_t thread;	/* parked in read() until wake_fd is closed */
 	int wake_fd;
+	struct call_rcu_data *prev, *next;	/* in live, under live_lock */
 };
+
+/* The handles not freed, for the unload to end their threads. */
+static struct call_rcu_data live = { .prev = &live, .next = &live };
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct call_rcu_data *default_crdp;	/* set once, under pthread_once */
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;
@@ -102,6 +111,12 @@ struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity)
 	}
 	pthread_setname_np(crdp->thread, "orcu-crdp");
 	crdp->wake_fd = fds[1];
+	pthread_mutex_lock(&live_lock);
+	crdp->prev = live.prev;
+	crdp->next = &live;
+	live.prev->next = crdp;
+	live.prev = crdp;
+	pthread_mutex_unlock(&live_lock);
 	if (cpu_affinity >= 0)
 		(void)orcu_cpu_offload(cpu_affinity);	/* an impossible CPU: as liburcu, run anyway */
 	return crdp;
@@ -116,11 +131,37 @@ void orcu__abi_crdp_free(struct call_rcu_data *crdp)
 		return;
 	if (thread_crdp == crdp)
 		thread_crdp = NULL;
+	pthread_mutex_lock(&live_lock);
+	crdp->prev->next = crdp->next;
+	crdp->next->prev = crdp->prev;
+	pthread_mutex_unlock(&live_lock);
 	/* Not cancelled between the close and the free. */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	close(crdp->wake_fd);
 	pthread_setcancelstate(cancel, NULL);
 	free(crdp);
+}
+
+/* dlclose() only: at exit the image stays mapped (lifecycle.c point 7). */
+__attribute__((destructor)) static void crdp_unload(void)
+{
+	int cancel;
+
+	if (!orcu__compat_unload_drain())
+		return;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	pthread_mutex_lock(&live_lock);
+	while (live.next != &live) {
+		struct call_rcu_data *crdp = live.next;
+
+		live.next = crdp->next;
+		close(crdp->wake_fd);
+		pthread_join(crdp->thread, NULL);
+		free(crdp);
+	}
+	live.prev = &live;
+	pthread_mutex_unlock(&live_lock);
+	pthread_setcancelstate(cancel, NULL);
 }
 
 static void make_default(void) { default_crdp = orcu__abi_crdp_create(-1); }
