@@ -18,7 +18,9 @@
  *                   callbacks pending: dlclose() runs them all and joins
  *                   every orcu-crdp thread (they used to stay parked);
  *   fork child      a child of a process with callbacks pending unloads
- *                   it: the inherited callbacks run, no thread is left
+ *                   it (liborcu; the shim with call_rcu_data handles,
+ *                   whose threads the child does not have): the
+ *                   inherited callbacks run, no thread is left
  *                   (not under ThreadSanitizer, which takes the child's
  *                   new threads for the parent's);
  *   exit            exit() with callbacks pending and a thread inside
@@ -232,6 +234,31 @@ static int in_fork_child(void)
 	CHECK_EQ(atomic_load(&ran), N);
 	return 0;
 }
+
+#ifdef ORCU_TEST_SHIM
+static int shim_fork_child(void)
+{
+	close_lib(&fork_lib, ORCU_TEST_SHIM);
+	CHECK_EQ(atomic_load(&ran), N);
+	return 0;
+}
+
+static int shim_handles_in_fork_child(void)
+{
+	crdp_get_fn get_default;
+
+	open_lib(&fork_lib, true);
+	create_crdp = (crdp_create_fn)(uintptr_t)sym(fork_lib.dl, "urcu_memb_create_call_rcu_data");
+	get_default = (crdp_get_fn)(uintptr_t)sym(fork_lib.dl, "urcu_memb_get_default_call_rcu_data");
+	CHECK(get_default() != NULL);
+	CHECK(create_crdp(0, -1) != NULL);
+	post(&fork_lib, N, false);
+	check_child_ok(check_fork_run(shim_fork_child), "the fork child's unload of the shim", 60);
+	close_lib(&fork_lib, ORCU_TEST_SHIM);
+	CHECK_EQ(atomic_load(&ran), N);
+	return 0;
+}
+#endif
 #endif
 
 static struct lib exit_lib;
@@ -271,6 +298,10 @@ int main(void)
 		/* (ThreadSanitizer: the child's threads reuse the ids of the
 		 * parent's, which it still counts: "dup thread".) */
 		{ "liborcu: close in a fork child", in_fork_child },
+#ifdef ORCU_TEST_SHIM
+		{ "liburcu-memb shim: call_rcu_data, close in a fork child",
+		  shim_handles_in_fork_child },
+#endif
 #endif
 		{ "liborcu: exit with callbacks pending", at_exit },
 	};

@@ -62,6 +62,7 @@ void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new)
 struct call_rcu_data {
 	pthread_t thread;	/* parked in read() until wake_fd is closed */
 	int wake_fd;
+	pid_t pid;		/* the process the thread runs in */
 	struct call_rcu_data *prev, *next;	/* in live, under live_lock */
 };
 
@@ -111,6 +112,7 @@ struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity)
 	}
 	pthread_setname_np(crdp->thread, "orcu-crdp");
 	crdp->wake_fd = fds[1];
+	crdp->pid = getpid();
 	pthread_mutex_lock(&live_lock);
 	crdp->prev = live.prev;
 	crdp->next = &live;
@@ -142,6 +144,15 @@ void orcu__abi_crdp_free(struct call_rcu_data *crdp)
 	free(crdp);
 }
 
+/* A fork child's list is whole: no thread was inside it at fork. */
+static void live_lock_take(void) { pthread_mutex_lock(&live_lock); }
+static void live_lock_release(void) { pthread_mutex_unlock(&live_lock); }
+
+__attribute__((constructor)) static void crdp_init_atfork(void)
+{
+	pthread_atfork(live_lock_take, live_lock_release, live_lock_release);
+}
+
 /* dlclose() only: at exit the image stays mapped (lifecycle.c point 7). */
 __attribute__((destructor)) static void crdp_unload(void)
 {
@@ -156,7 +167,9 @@ __attribute__((destructor)) static void crdp_unload(void)
 
 		live.next = crdp->next;
 		close(crdp->wake_fd);
-		pthread_join(crdp->thread, NULL);
+		/* A fork child has the handle, not the thread. */
+		if (crdp->pid == getpid())
+			pthread_join(crdp->thread, NULL);
 		free(crdp);
 	}
 	live.prev = &live;
