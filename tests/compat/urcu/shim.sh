@@ -57,7 +57,9 @@ if [ "$MODE" = swap ]; then
   # compat_futex_*: the futex fallback for systems without futex(2), also
   # in liburcu-common, which stays liburcu's.
   for so in liburcu.so.8 liburcu-memb.so.8 liburcu-qsbr.so.8 liburcu-bp.so.8; do
-    real=$(ldconfig -p | awk -v so="$so" '$1 == so { print $NF; exit }')
+    # awk reads to the end: an early exit could kill ldconfig with
+    # SIGPIPE mid-write, and pipefail then ends the script, silently.
+    real=$(ldconfig -p | awk -v so="$so" '$1 == so && !found { print $NF; found = 1 }')
     [ -n "$real" ] || continue
     missing=$(comm -23 <(nm -D --defined-only "$real" | awk '$2 == "T" && $3 !~ /^compat_futex_/ { print $3 }' | sort) \
       <(nm -D --defined-only "$L/$so" | awk '$2 == "T" { print $3 }' | sort) | tr '\n' ' ')
