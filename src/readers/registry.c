@@ -43,7 +43,7 @@
  *     takes the slow path and unparks itself, fence included, before its
  *     section (with IDLE there it took the fast path, with no fence and
  *     no membarrier() from a GP that read PARKED).  IDLE is stored only
- *     after the fence.
+ *     after the fence (models/unpark.pml; -DIDLE_FIRST fails).
  *     So the thread running a GP for its own synchronize costs that GP
  *     nothing, and nor does any other memb thread waiting for one.
  *
