@@ -170,6 +170,11 @@ check $RP "mutant: phase read early"  rp_early     "-DPHASE_EARLY" ltl:nolost ce
 check $RP "mutant: phase read early"  rp_early     "-DPHASE_EARLY" safety     cex
 check $RP "mutant: same phase wakes"  rp_same      "-DSAME_PHASE"  ltl:nolost cex
 
+UP=unpark
+check $UP "orcu"                      up_orcu      ""                 safety     verify
+check $UP "4ce5399: idle, then fence" up_idle      "-DIDLE_FIRST"     assert     cex
+check $UP "mutant: slow path skips unparking" up_noslow "-DNO_SLOW_UNPARK" assert cex
+
 PW=postq_wake
 check $PW "orcu"                      pw_orcu      ""              safety     verify
 check $PW "orcu"                      pw_orcu      ""              ltl:nolost verify

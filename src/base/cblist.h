@@ -89,6 +89,10 @@ bool orcu__cblist_seg_empty(const struct orcu__cblist *cbl, int seg);
  */
 void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)
 	__attribute__((noreturn));
+/* The same line, found before the post did any harm and left out (the
+ * process goes on); ends "the second post is ignored".  Not a
+ * cancellation point (the caller may hold cb_lock). */
+void orcu__double_post_report(const void *where, const struct orcu_head *h);
 
 /* Append the NULL-terminated chain first..last of n callbacks to NEXT.
  * A chain whose last node already ends this list, or a list whose last

@@ -2,7 +2,8 @@
  * delay.c - debug delay hooks that widen race windows (GP start and end,
  * the leader's sleep path, the barrier, the enqueue path, a post to the
  * shared queue counted but not yet pushed, a reader-less GP between its
- * lock-free count and its swap) and the other validation hooks of
+ * lock-free count and its swap, a memb reader unparking before its
+ * fence) and the other validation hooks of
  * <orcu/debug.h>.
  * Switched on by orcu-torture, or by a test that installs its own hook to
  * hold a thread at one point; when off, each hook costs one relaxed load.  Touches only its own state;

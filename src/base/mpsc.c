@@ -15,9 +15,11 @@
  * at no cost it is reported here, naming orcu_call (see
  * orcu__double_post_die): a push whose exchange returns the head's own link
  * (the head is the newest one queued), and a take whose last node links
- * somewhere.  cblist.c reports the cases it sees the same way.  The rest
- * (a head re-posted after later callbacks) is caught only by the full
- * check of ORCU_CHECK_CALLS=1.
+ * somewhere.  cblist.c and postq.c report the cases they see the same way
+ * (postq.c's repost of a queue's last head, found before any link is
+ * written, with orcu__double_post_report(), which lets the process go on).
+ * The rest (a head re-posted after later callbacks) is caught only by the
+ * full check of ORCU_CHECK_CALLS=1.
  */
 #include "os.h"
 #include "cblist.h"
@@ -100,24 +102,46 @@ long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 	return n;
 }
 
-void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)
+/* The call that posted to where, a queue or list inside a slot record
+ * (or a test's own), and the place it names. */
+static const char *post_place(const void *where, char *place, size_t size_place)
 {
 	uintptr_t w = (uintptr_t)where, base = (uintptr_t)orcu__g.slots;
 	size_t size = orcu__g.slot_bytes;
 	const char *call = "orcu_call";
-	char place[64];
 	long slot = -1;
 
-	/* where is a queue or list inside a slot record (or a test's own). */
 	if (orcu__g.slots && w >= base && w < base + size * (size_t)orcu__g.nr_possible) {
 		slot = (long)((w - base) / size);
 		if ((w - base) % size == orcu__g.slot_lazyq_at)
 			call = "orcu_call_lazy";
 	}
 	if (slot >= 0)
-		snprintf(place, sizeof(place), "CPU slot %ld", slot);
+		snprintf(place, size_place, "CPU slot %ld", slot);
 	else
-		snprintf(place, sizeof(place), "a callback queue of no CPU slot");
+		snprintf(place, size_place, "a callback queue of no CPU slot");
+	return call;
+}
+
+/* Found before it did harm (postq.c): the second post is left out. */
+void orcu__double_post_report(const void *where, const struct orcu_head *h)
+{
+	char place[64];
+	const char *call = post_place(where, place, sizeof(place));
+	int cancel_state;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	orcu__warn("%s: callback head %p posted twice while still pending "
+		   "(function %p; detected on %s); the second post is ignored",
+		   call, (const void *)h, (void *)(uintptr_t)h->func, place);
+	pthread_setcancelstate(cancel_state, NULL);
+}
+
+void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)
+{
+	char place[64];
+	const char *call = post_place(where, place, sizeof(place));
+
 	if (at_call)
 		orcu__die("%s: callback head %p posted twice while still pending "
 			  "(function %p; its first post is still queued on %s)",

@@ -7,7 +7,7 @@
  * changed).  One consumer at a time, whoever holds the slot's cb_lock,
  * takes what was published and links the heads.  Owns struct
  * orcu__postq, its segments and their ownership.  Calls only mpsc.c's
- * report of a double post.  Used by call.c, the poster, and slot.c, the
+ * reports of a double post.  Used by call.c, the poster, and slot.c, the
  * taker.
  *
  * Why the consumer sees every head once, in posting order.
@@ -129,29 +129,52 @@ static void give_back(struct orcu__postq *q, struct orcu__pseg *seg)
 	q->nspare++;
 }
 
+/* The last head this queue put in the slot's list, if its invocation has
+ * not begun: its link is in the list (or the chain being invoked), and a
+ * post of it now is a second one.  Acquire pairs with the release fence
+ * before the store of `started` in invoke_chain() (slot.c): a started
+ * head's link was read before we may write it. */
+static struct orcu_head *still_listed(struct orcu__postq *q)
+{
+	unsigned long started = orcu__load_acquire(&q->slot->inv.started);
+
+	return q->last && (long)(started - q->last_ord) < 0 ? q->last : NULL;
+}
+
 /*
  * Under the slot's cb_lock: the heads from `taken` up to position upto
  * (a count the caller read with orcu__postq_published()), linked in
- * posting order into [*first..*last].  Returns how many.  A head met
- * again (its link already set by this take) was posted twice while
- * pending: reported, naming orcu_call and the slot.
+ * posting order into [*first..*last].  Returns how many were linked.  A
+ * head met again (its link already set by this take) was posted twice
+ * while pending: reported, naming orcu_call and the slot.  So is the head
+ * this queue put in the list last, posted again before it began to run
+ * (after its take, so this queue's own check missed it, call.c
+ * post_own()): that post is left out, in one line, and the list behind
+ * the first keeps its link; the caller counts it done (upto minus the
+ * heads taken minus those linked).
  */
 long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 		      struct orcu_head **first, struct orcu_head **last)
 {
 	unsigned long c = orcu__load_relaxed(&q->taken);
 	struct orcu__pseg *seg = q->cseg;
-	struct orcu_head *prev = NULL;
-	long n = (long)(upto - c);
+	struct orcu_head *prev = NULL, *again;
+	long n = 0;
 
-	if (!n)
+	if (c == upto)
 		return 0;
-	/* Point 1: the producer wrote no link; clear them all first.  The
-	 * segments' links and entries are read as in the loop below. */
+	again = still_listed(q);
+	/* Point 1: the producer wrote no link; clear them all first (not
+	 * the link of a head still listed).  The segments' links and
+	 * entries are read as in the loop below. */
 	for (unsigned long i = c; i != upto; i++) {
+		struct orcu_head *h;
+
 		if (i - seg->base == ORCU__PSEG_N)
 			seg = orcu__load_acquire(&seg->next);
-		orcu__link_store_relaxed(&orcu__load_relaxed(&seg->e[i - seg->base])->next, NULL);
+		h = orcu__load_relaxed(&seg->e[i - seg->base]);
+		if (h != again)
+			orcu__link_store_relaxed(&h->next, NULL);
 	}
 	seg = q->cseg;
 	for (; c != upto; c++) {
@@ -166,6 +189,10 @@ long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 		}
 		/* Relaxed: published by the acquire of posted (point 1). */
 		h = orcu__load_relaxed(&seg->e[c - seg->base]);
+		if (orcu__unlikely(h == again)) {
+			orcu__double_post_report(q->slot, h);
+			continue;
+		}
 		/* Cleared above; a link means this take met h before. */
 		if (orcu__unlikely(orcu__link_load_relaxed(&h->next) != NULL))
 			orcu__double_post_die(q->slot, h, false);
@@ -174,9 +201,15 @@ long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 		else
 			*first = h;
 		prev = h;
+		n++;
 	}
 	q->cseg = seg;
 	*last = prev;
+	/* The caller puts the chain in the list now, behind n_listed. */
+	if (prev) {
+		q->last = prev;
+		q->last_ord = q->slot->inv.n_listed + (unsigned long)n;
+	}
 	/* Release: pairs with the acquire in orcu__postq_drained(): the
 	 * producer's double-post check and its release of a drained queue. */
 	orcu__store_release(&q->taken, upto);

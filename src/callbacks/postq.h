@@ -37,6 +37,11 @@ struct orcu__postq {
 	_Atomic unsigned long taken;             /* heads taken into the slot's list (release) */
 	unsigned long snap;                      /* posted, read at the start of a splice */
 	int nspare;                              /* about how many are in `spare` */
+	/* the last head a take linked into the slot's list, and its place
+	 * there (the slot's inv.n_listed once it was in): posted again
+	 * before the slot's invoker started it, it is left out (postq.c) */
+	struct orcu_head *last;
+	unsigned long last_ord;
 	/* --- written rarely: ownership, the free segments --- */
 	struct orcu__pseg *_Atomic spare ORCU__ALIGNED; /* consumer pushes, producer takes all */
 	struct orcu__postq *next;                /* the slot's list: set before the push, fixed */

@@ -20,7 +20,10 @@
  *     fences, then raises the flag of the first server that exists (the
  *     adopter's `orphans`, else `unserved`) and wakes it if the flag was
  *     clear (orcu__serve_posted()).  Each server clears its flag, then
- *     scans: one of the two sees the other (models/serve.pml).
+ *     scans: one of the two sees the other (models/serve.pml).  An
+ *     `unserved` raised before the adopter existed is taken all the same
+ *     and passed on as the adopter's `orphans` (serve_unserved()): never
+ *     left raised, which would keep every safe point on its slow path.
  *  2. A slot that becomes attached has its leader force-woken after the
  *     attach (orcu__nocb_spawn_slot()); servers of unattached slots may
  *     skip it from then on.
@@ -165,15 +168,19 @@ static void serve_unattached(void)
 	}
 }
 
-/* Rules c and d: take `unserved` and serve, unless a leader now does.
- * The acquire of adopter pairs with its release in orcu__nocb_spawn_slot();
- * the exchange and fence pair with the fence and raise of a requester
- * (orcu__serve_posted(), orcu__serve_gp_asked()). */
+/* Rules c and d: take `unserved`, then serve, or hand the work to the
+ * adopter if one runs now (it was raised before the adopter existed): the
+ * flag is cleared either way, so safe points go back to their fast path.
+ * The exchange and fence pair with the fence and raise of a requester
+ * (orcu__serve_posted(), orcu__serve_gp_asked()); the adopter's forced
+ * wake then orders its scan after our fence (orcu__nocb_wake_adopter()). */
 static void serve_unserved(void)
 {
-	if (orcu__load_acquire(&orcu__g.adopter) || !orcu__xchg_relaxed(&orcu__g.unserved, 0))
+	if (!orcu__xchg_relaxed(&orcu__g.unserved, 0))
 		return;
 	orcu__fence_seq_cst();
+	if (orcu__nocb_wake_adopter())
+		return;
 	orcu__gp_run_requested();
 	serve_unattached();
 }

@@ -469,6 +469,7 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 		n = orcu__mpsc_take(&s->post.lazyq, &first, &last);
 		if (n) {
 			orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
+			s->inv.n_listed += (unsigned long)n;
 			orcu__fetch_sub_relaxed(&s->post.n_lazy, n);
 			total += n;
 		}
@@ -476,12 +477,21 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 	n = orcu__mpsc_take(&s->post.newq, &first, &last);
 	if (n) {
 		orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
+		s->inv.n_listed += (unsigned long)n;
 		total += n;
 	}
 	for (struct orcu__postq *q = qs; q; q = q->next) {
+		unsigned long from = orcu__load_relaxed(&q->taken);
+
 		n = orcu__postq_take(q, q->snap, &first, &last);
-		if (n)
+		if (n) {
 			orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
+			s->inv.n_listed += (unsigned long)n;
+		}
+		/* Second posts left out (postq.c) were counted by their
+		 * queue and will never run: done.  Release, as note_invoked(). */
+		if ((long)(q->snap - from) != n)
+			orcu__fetch_add_release(&s->cnt.n_done, (long)(q->snap - from) - n);
 		pq += n;
 	}
 	return total + pq;
@@ -512,6 +522,7 @@ void orcu__slot_entrain_marker(struct orcu__slot *s, void (*func)(struct orcu_he
 	s->bar.head.func = func;
 	orcu__slot_splice_new_locked(s, true);
 	orcu__cblist_entrain(&s->inv.cbl, &s->bar.head);
+	s->inv.n_listed++;
 	check_list(s);
 	orcu__store_relaxed(&s->bar.queued, 1);
 	orcu__slot_unlock(s);
@@ -690,6 +701,9 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 	/* Started, not yet in n_done: where a fork child finds it (point 5). */
 	long *since = &orcu__tls.chain_unnoted;
 	long user = 0;
+	/* The chain is the list's next entries: the claimer started every
+	 * one before it. */
+	unsigned long place = orcu__load_relaxed(&s->inv.started);
 
 	r->in_callback++;
 	chain_begin(s);
@@ -707,8 +721,12 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_
 		chain = h->next;
 		orcu__store_relaxed(&s->inv.inflight, chain);
 		/* Order: the store above before the callback's stores (a fork
-		 * snapshot that holds any of its effects holds this too). */
+		 * snapshot that holds any of its effects holds this too), and
+		 * our read of h's link before the store of `started` below:
+		 * pairs with the acquire in still_listed() (postq.c), whose
+		 * taker may write the link once h is started. */
 		orcu__fence_release();
+		orcu__store_relaxed(&s->inv.started, ++place);
 		if (h == &s->bar.head) {
 			/* Account for the callbacks ahead of the marker first:
 			 * when the barrier returns, pending already excludes
@@ -921,6 +939,16 @@ void orcu__slots_after_fork_child(void)
 			orcu__cblist_requeue_done(&s->inv.cbl, rest, last, chain_n);
 			orcu__store_relaxed(&s->inv.inflight, NULL);
 			s->inv.invoking = 0;
+		}
+		/* Every entry no longer listed was started (a claimer caught
+		 * between storing inflight and `started` may not have said
+		 * so); the forking thread's own chain says so itself. */
+		if (s != orcu__tls.invoking_slot) {
+			unsigned long listed = 0;
+
+			for (int seg = 0; seg < ORCU__CBL_NSEGS; seg++)
+				listed += (unsigned long)s->inv.cbl.len[seg];
+			orcu__store_relaxed(&s->inv.started, s->inv.n_listed - listed);
 		}
 		lazy = orcu__mpsc_after_fork(&s->post.lazyq);
 		n = orcu__mpsc_after_fork(&s->post.newq) + lazy;

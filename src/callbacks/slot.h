@@ -81,6 +81,10 @@
  *                      done_drained_locked,           makes it 0, which every
  *                      set_offloaded(on) (cb_lock);   rule allows
  *                      forget_threads (no lock)
+ * inv.n_listed      splice_new_locked,               only grows; >= started
+ *                      entrain_marker (cb_lock)
+ * inv.started        invoke_chain (the claimer, per   the place of the last
+ *                      entry); fork child (cb_lock)   entry started
  * inv.lazy_armed     set_lazy_armed_locked (nocb.c    a hint for the re-scan
  *                      scan_slot; cb_lock), fork
  *                      child
@@ -102,7 +106,8 @@
  *                    0: marker_ran (barrier.c         invoker's chain holds the
  *                      barrier_cb: invoker, no lock)  marker
  * cnt.n_done         note_invoked (release); fork     <= counted (BUG_ON there)
- *                      child
+ *                      child; splice_new_locked (a
+ *                      post left out, postq.c)
  * cnt.n_invoked      note_invoked, invoke_chain       statistics
  * cnt.n_inline
  * cnt.n_takeover     take_over_locked                 statistic
@@ -198,6 +203,12 @@ struct orcu__slot {
 		/* 1 while the claimer runs a chain's callbacks, 0 while it is parked
 		 * between two of them for a fork (slot.c point 5): claimer only. */
 		_Atomic int in_chain;
+		/* Places in the list, counted from the first entry ever put in
+		 * (callbacks and markers): how many were put in, and the place
+		 * of the last one whose invocation began (the claimer, release,
+		 * before each entry; takers read it under cb_lock, postq.c). */
+		unsigned long n_listed;
+		_Atomic unsigned long started;
 	} inv;
 
 	/* --- the follower's sleep (nocb.c) --- */

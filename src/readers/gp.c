@@ -471,15 +471,16 @@ static void gp_thread_exit(void)
 	orcu__store_release(&thr.clock, CLOCK_NONE);
 }
 
-/* The server rule's turn (serve.c): callbacks wait on slots without
- * threads and no leader runs, or missing threads are due for a retry.
+/* The server rule's turn (serve.c): work was left for a server
+ * (`unserved`, which serve.c clears: it serves, or hands the work to the
+ * adopter), or missing threads are due for a retry.
  * Returns 0 for "now", else how long until a retry is due (-1: never).
  * Order: none needed; serve.c decides again. */
 static int64_t serve_due_ns(void)
 {
 	uint64_t now, at;
 
-	if (orcu__load_relaxed(&orcu__g.unserved) && !orcu__load_relaxed(&orcu__g.adopter))
+	if (orcu__load_relaxed(&orcu__g.unserved))
 		return 0;
 	if (!orcu__load_relaxed(&orcu__g.degraded))
 		return -1;

@@ -4,7 +4,8 @@
  * the read-side slow paths and ORCU_PROVE's report, and the reader wait
  * at the heart of a grace period, with stall reports, and the checks of
  * a caller about to wait.
- * Calls os.c and config.c (ORCU_NO_MEMBARRIER); reads gp.c's state.
+ * Calls os.c, config.c (ORCU_NO_MEMBARRIER) and delay.c (debug hooks);
+ * reads gp.c's state.
  * The public registration and quiescent-point calls are in entry.c, which
  * starts the library and runs inline callbacks around these.
  *
@@ -37,6 +38,13 @@
  *     sees every update made before the GP began (the updater fenced
  *     before it read gp_seq, gp.c point 2); if the reader's comes first,
  *     the GP's load sees it unparked and the GP pays the membarrier().
+ *     The value stored before the fence is MEMB_UNPARKING, not IDLE: a
+ *     signal handler that interrupts the unpark between the store and
+ *     the fence and opens a section finds ctr neither IDLE nor nested,
+ *     takes the slow path and unparks itself, fence included, before its
+ *     section (with IDLE there it took the fast path, with no fence and
+ *     no membarrier() from a GP that read PARKED).  IDLE is stored only
+ *     after the fence (models/unpark.pml; -DIDLE_FIRST fails).
  *     So the thread running a GP for its own synchronize costs that GP
  *     nothing, and nor does any other memb thread waiting for one.
  *
@@ -59,6 +67,7 @@
 #endif
 #include "os.h"
 #include "config.h"
+#include "delay.h"
 #include "event.h"
 #include "gp.h"
 #include "registry.h"
@@ -86,6 +95,10 @@ _Atomic int orcu__has_membarrier ORCU__ALIGNED;
  * it unparks.  Not ORCU__MEMB_IDLE, so a read lock taken meanwhile (a signal
  * handler, a callback the waiter runs) goes to the slow path and unparks. */
 #define MEMB_PARKED (ORCU__MEMB_IDLE | (ORCU__MEMB_IDLE << 1))
+/* Between leaving MEMB_PARKED and the fence that makes it safe (point 4):
+ * not parked for a GP, not in a section, and not ORCU__MEMB_IDLE, so a
+ * read lock taken in that window (a signal handler) unparks itself. */
+#define MEMB_UNPARKING (ORCU__MEMB_IDLE << 1)
 
 /* qsbr GP counter: odd so it is never 0 (0 = offline). */
 static _Atomic unsigned long qsbr_ctr ORCU__ALIGNED = 1;
@@ -321,8 +334,9 @@ void orcu__registry_read_lock_slow(void)
 
 	if (r->kind == ORCU__KIND_MEMB) {
 		/* Parked (a section opened while this thread waits for a GP:
-		 * a signal handler, a callback): leave the parked state with
-		 * its fence first (point 4).  Otherwise not reached from this
+		 * a signal handler, a callback), or unparking (a signal
+		 * handler before the unpark's fence): leave the parked state
+		 * with its fence first (point 4).  Otherwise not reached from this
 		 * header's fast path (a memb reader's ctr outside sections is
 		 * ORCU__MEMB_IDLE); a caller compiled with an older header
 		 * leaves 0 after its unlock: outside too. */
@@ -477,17 +491,23 @@ bool orcu__memb_park(void)
 	return true;
 }
 
+/* Also from a signal handler that interrupted an unpark (MEMB_UNPARKING):
+ * it does the whole unpark itself. */
 void orcu__memb_unpark(void)
 {
 	struct orcu__reader *r = &orcu__reader;
+	unsigned long c = orcu__load_relaxed(&r->ctr);
 
-	if (orcu__load_relaxed(&r->ctr) != MEMB_PARKED)
+	if (c != MEMB_PARKED && c != MEMB_UNPARKING)
 		return;
-	orcu__store_relaxed(&r->ctr, ORCU__MEMB_IDLE);
+	orcu__store_relaxed(&r->ctr, MEMB_UNPARKING);
+	orcu__delay(ORCU__DELAY_MEMB_UNPARK);
 	/* Point 4: our next section's reads come after this store in the
 	 * single total order.  Pairs with the fence that opens
 	 * orcu__registry_wait_readers() before it reads our ctr. */
 	orcu__fence_seq_cst();
+	/* Only now may a section open on the fast path. */
+	orcu__store_relaxed(&r->ctr, ORCU__MEMB_IDLE);
 }
 
 /* A waiting thread that invokes callbacks itself (barrier.c) must be in a

@@ -11,9 +11,9 @@
  *    cannot have run), then the section ends so a leader that took the
  *    first post meanwhile meets the second;
  *  - orcu_call_lazy twice in a row (names orcu_call_lazy);
- *  - orcu_call, wait until the slot's leader has moved it off the
- *    posting queue onto the slot's list, then orcu_call again: found by
- *    the leader, which names orcu_call and the slot;
+ *  - (orcu_call, then orcu_call again once the slot's leader has moved
+ *    it onto the slot's list, is reported without an abort, the second
+ *    post left out: test_double_post_after_take_keeps_list);
  *  - the same two detections, deterministic, on the data structures
  *    alone: a callback queue pushed the same head twice, and a callback
  *    list handed back its own last head (these run identically in debug
@@ -30,7 +30,6 @@
 #include "os.h"
 #include "cblist.h"
 #include "mpsc.h"
-#include "slot.h"
 
 static struct orcu_head twice;
 
@@ -74,25 +73,6 @@ static int call_twice(void *a)
 	}
 	orcu_read_unlock();
 	orcu_reclaim_lazy();
-	return wait_for_abort();
-}
-
-static int call_after_take(void *a)
-{
-	struct orcu__slot *s;
-
-	(void)a;
-	child_setup();
-	setenv("ORCU_CPUS", "possible=2,online=0-1", 1);
-	CHECK_EQ(orcu_register_thread(), 0);
-	CHECK_EQ(orcu_thread_bind_cpu(0), 0);
-	s = &orcu__g.slots[0];
-	orcu_read_lock();
-	orcu_call(&twice, nop_cb);
-	/* The leader takes new callbacks at once (it needs no grace period). */
-	CHECK_WAIT_UNTIL(!orcu__slot_has_new(s), 10);
-	orcu_call(&twice, nop_cb);
-	orcu_read_unlock();
 	return wait_for_abort();
 }
 
@@ -175,8 +155,6 @@ int main(void)
 	failed += !expect_named_abort("orcu_call twice", call_twice, NULL, "orcu_call");
 	failed += !expect_named_abort("orcu_call_lazy twice", call_twice, (void *)1,
 				      "orcu_call_lazy");
-	failed += !expect_named_abort("orcu_call after the take", call_after_take, NULL,
-				      "orcu_call");
 	failed += !expect_named_abort("queue: same head twice", queue_twice, NULL, "orcu_call");
 	failed += !expect_named_abort("list: last head again", list_twice, NULL, "orcu_call");
 	CHECK_EQ(failed, 0);
