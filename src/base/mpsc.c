@@ -16,8 +16,10 @@
  * orcu__double_post_die): a push whose exchange returns the head's own link
  * (the head is the newest one queued), and a take whose last node links
  * somewhere.  cblist.c and postq.c report the cases they see the same way
- * (postq.c's repost of a queue's last head, found before any link is
- * written, with orcu__double_post_report(), which lets the process go on).
+ * (call.c's repost of its queue's newest head and postq.c's of the last
+ * head it listed, both found before any link is written, with
+ * orcu__double_post_report(): the second post is left out and the
+ * process goes on).
  * The rest (a head re-posted after later callbacks) is caught only by the
  * full check of ORCU_CHECK_CALLS=1.
  */
@@ -123,18 +125,15 @@ static const char *post_place(const void *where, char *place, size_t size_place)
 	return call;
 }
 
-/* Found before it did harm (postq.c): the second post is left out. */
+/* Found before it did harm (call.c, postq.c): the second post is left out. */
 void orcu__double_post_report(const void *where, const struct orcu_head *h)
 {
 	char place[64];
 	const char *call = post_place(where, place, sizeof(place));
-	int cancel_state;
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	orcu__warn("%s: callback head %p posted twice while still pending "
 		   "(function %p; detected on %s); the second post is ignored",
 		   call, (const void *)h, (void *)(uintptr_t)h->func, place);
-	pthread_setcancelstate(cancel_state, NULL);
 }
 
 void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)

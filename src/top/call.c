@@ -176,9 +176,12 @@ static bool post_own(struct orcu__slot *s, struct orcu_head *h)
 			return false;
 	}
 	/* Posted again while it is still the newest head of the queue: the
-	 * second call itself reports it. */
-	if (orcu__unlikely(h == q->newest) && !orcu__postq_drained(q))
-		orcu__double_post_die(s, h, true);
+	 * second call itself reports it and leaves it out, as a take that
+	 * meets it later does (postq.c). */
+	if (orcu__unlikely(h == q->newest) && !orcu__postq_drained(q)) {
+		orcu__double_post_report(s, h);
+		return true;
+	}
 	posted = orcu__postq_push(q, h);
 	if (orcu__unlikely(!posted)) {
 		if (!orcu__postq_next_seg(q))
