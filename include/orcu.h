@@ -371,13 +371,17 @@ ORCU_API void orcu_retire(void *p, void (*deleter)(void *));
  * its first ORCU_FREE_RCU_MAX_OFFSET bytes (4096 on 64-bit).  Batched as
  * orcu_free(); when no batch memory can be had the head is posted
  * instead, so it never blocks: allowed everywhere orcu_call() is (reader
- * section and callback included).  p is evaluated more than once.
+ * section and callback included).  p is evaluated once; a field that is
+ * not a struct orcu_head, or lies too far, does not compile.
  */
 #define ORCU_FREE_RCU_MAX_OFFSET (512 * sizeof(void *))
 #define orcu_free_rcu(p, field) \
-	orcu__free_rcu((p), &(p)->field, \
-		       (size_t)((char *)&(p)->field - (char *)(p)))
-ORCU_API void orcu__free_rcu(void *p, struct orcu_head *head, size_t offset);
+	orcu__free_rcu((p), offsetof(__typeof__(*(p)), field) + \
+		       0 * sizeof(orcu__is_head(&((__typeof__(*(p)) *)0)->field)) + \
+		       0 * sizeof(char[offsetof(__typeof__(*(p)), field) < \
+				       ORCU_FREE_RCU_MAX_OFFSET ? 1 : -1]))
+static inline int orcu__is_head(struct orcu_head *h) { return h != 0; }
+ORCU_API void orcu__free_rcu(void *p, size_t offset);
 /* orcu_retire() that never blocks: -ENOMEM (nothing done) when no batch
  * memory can be had; anywhere orcu_call() is.  For <orcu/rcu.hpp>. */
 ORCU_API int orcu__retire_nb(void *p, void (*deleter)(void *));

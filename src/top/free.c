@@ -542,14 +542,15 @@ static void (*const offset_cbs[])(struct orcu_head *) = {
 	ORCU__OFFSET_REF64(06) ORCU__OFFSET_REF64(07)
 };
 
-void orcu__free_rcu(void *p, struct orcu_head *head, size_t offset)
+void orcu__free_rcu(void *p, size_t offset)
 {
-	if (orcu__unlikely(offset >= ORCU_FREE_RCU_MAX_OFFSET || offset % sizeof(void *) ||
-			   (char *)head - (char *)p != (ptrdiff_t)offset))
+	/* The macro checks this at compile time; a direct call here. */
+	if (orcu__unlikely(offset >= ORCU_FREE_RCU_MAX_OFFSET || offset % sizeof(void *)))
 		orcu__misuse("orcu_free_rcu", "the head is not within the object's first "
 			     "ORCU_FREE_RCU_MAX_OFFSET bytes at a pointer-aligned offset");
 	if (p && orcu__unlikely(add(BATCH_FREE, p, NULL) != 0))
-		orcu_call(head, offset_cbs[offset / sizeof(void *)]);
+		orcu_call((struct orcu_head *)((char *)p + offset),
+			  offset_cbs[offset / sizeof(void *)]);
 }
 
 /* ------------------------------------------------------------------ */
