@@ -24,17 +24,26 @@
  *     orcu__membarrier_master(), then waits for busy == 0: the owner
  *     either finished its addition (its busy = 0 released it) or will
  *     see flush and wait, outside, until the flusher is done.  The
- *     flusher only unhooks the batches; it posts them after lowering
- *     flush.  Each side waits only for the other's few instructions:
- *     no wait of either holds a lock, posts or allocates.
+ *     flusher unhooks the batches, lowers flush, then posts them.  Each
+ *     side waits only for a bounded piece of the other: a few stores,
+ *     or one orcu_call() (which never waits for callbacks); neither
+ *     waits holding anything the other needs to go on.
  *  3. Nothing open is forgotten: orcu_barrier() (orcu__barrier_timed())
  *     flushes every thread's open batches before it entrains its
  *     markers, so every object handed to orcu_free() before the barrier
- *     was called has been freed when it returns; orcu_drain() repeats
- *     while a flush finds anything (a deleter that retires more); a
- *     thread's exit posts its own; each batch, once opened, arms a lazy
- *     callback (the tick, ORCU_LAZY_MS) that flushes its thread's
- *     batches, so a thread that stops posting holds nothing for long.
+ *     was called has been freed when it returns.  That needs every batch
+ *     to leave its thread's record only as a posted callback: the owner
+ *     posts a full batch before its section ends, and a flusher (a
+ *     barrier, the tick, the thread's exit) posts what it unhooked
+ *     before it releases recs_lock.  So a barrier's flush, under
+ *     recs_lock, finds each batch still open or already posted ahead of
+ *     its markers (a tick that unhooked a batch and posted it later
+ *     slipped past a barrier: test_free_fork caught it).  orcu_drain()
+ *     repeats while a flush finds anything (a deleter that retires
+ *     more); a thread's exit posts its own; each batch, once opened,
+ *     arms a lazy callback (the tick, ORCU_LAZY_MS) that flushes its
+ *     thread's batches, so a thread that stops posting holds nothing
+ *     for long.
  *  4. No batch memory: orcu_free() and orcu_retire() wait for a grace
  *     period and free at once (orcu_synchronize()), which is why they
  *     are not allowed in a reader section or a callback (checked on
@@ -175,8 +184,9 @@ static void unlink_rec_locked(struct free_rec *r)
 
 /* Point 2, the flusher's half, on the records it names (under
  * recs_lock): unhook their open batches into out[] (room for
- * NR_KINDS per record); returns how many it unhooked. */
-static int steal_locked(struct free_rec **rs, int nr, struct batch **out)
+ * NR_KINDS per record); returns how many it unhooked.  disarm: the
+ * tick's own flush (point 3), which disarms it while the owner waits. */
+static int steal_locked(struct free_rec **rs, int nr, struct batch **out, bool disarm)
 {
 	int n = 0;
 
@@ -197,6 +207,8 @@ static int steal_locked(struct free_rec **rs, int nr, struct batch **out)
 				out[n++] = r->open[k];
 			r->open[k] = NULL;
 		}
+		if (disarm)
+			r->tick_armed = false;
 	}
 	for (int i = 0; i < nr; i++)
 		/* Pairs with the acquire in owner_enter(): the owner sees its
@@ -213,14 +225,13 @@ static void tick_cb(struct orcu_head *h)
 	int n;
 
 	pthread_mutex_lock(&recs_lock);
-	n = steal_locked(&r, 1, out);
-	r->tick_armed = false;
+	n = steal_locked(&r, 1, out, true);
+	for (int i = 0; i < n; i++)
+		batch_post(out[i]);   /* under recs_lock: point 3 */
 	gone = r->gone;
 	if (gone)
 		unlink_rec_locked(r);
 	pthread_mutex_unlock(&recs_lock);
-	for (int i = 0; i < n; i++)
-		batch_post(out[i]);
 	if (gone)
 		free(r);
 }
@@ -234,7 +245,6 @@ static void ring_reap(struct free_rec *r);
 static void rec_exit(void *arg)
 {
 	struct free_rec *r = arg;
-	struct batch *out[NR_KINDS];
 	bool armed;
 
 	ring_reap(r);
@@ -244,7 +254,7 @@ static void rec_exit(void *arg)
 	r->spare = NULL;
 	pthread_mutex_lock(&recs_lock);
 	for (int k = 0; k < NR_KINDS; k++) {
-		out[k] = r->open[k];
+		batch_post(r->open[k]);   /* under recs_lock: point 3 */
 		r->open[k] = NULL;
 	}
 	r->gone = true;
@@ -253,8 +263,6 @@ static void rec_exit(void *arg)
 		unlink_rec_locked(r);
 	pthread_mutex_unlock(&recs_lock);
 	own_rec = NULL;
-	for (int k = 0; k < NR_KINDS; k++)
-		batch_post(out[k]);
 	if (!armed)
 		free(r);
 }
@@ -322,23 +330,17 @@ static void ring_reap(struct free_rec *r)
 		ring_drop(r, true);
 }
 
-/* Post a full or flushed batch; a free() batch its poster posts also goes
- * on its ring. */
-static void batch_post_own(struct free_rec *r, struct batch *b)
+/* A free() batch its owner posted (holding a second reference) goes on
+ * its ring. */
+static void ring_push(struct free_rec *r, struct batch *b)
 {
-	if (b->kind != BATCH_FREE) {
-		batch_post(b);
-		return;
-	}
 	if (r->ring_n == RING)
 		ring_drop(r, false);
-	orcu__store_relaxed(&b->refs, 2);
 	/* After every addition: the GP of this cookie began after each of
 	 * the objects was unpublished. */
 	r->cookie[(r->ring_head + r->ring_n) % RING] = orcu__gp_snap();
 	r->ring[(r->ring_head + r->ring_n) % RING] = b;
 	r->ring_n++;
-	batch_post(b);
 	ring_reap(r);
 }
 
@@ -374,9 +376,10 @@ static inline bool add_fast(struct free_rec *r, unsigned k, void *p, void (*dele
 	/* Pairs with orcu__membarrier_master() in steal_locked(). */
 	orcu__mb_slave();
 	/* Acquire pairs with the release that lowers flush in
-	 * steal_locked(). */
-	b = r->open[k];
-	if (orcu__likely(!orcu__load_acquire(&r->flush) && b && b->n + 2 < b->cap)) {
+	 * steal_locked(); only then is open[k] ours to read (a flusher may
+	 * have been unhooking it). */
+	if (orcu__likely(!orcu__load_acquire(&r->flush)) && (b = r->open[k]) &&
+	    orcu__likely(b->n + 2 < b->cap)) {
 		b->e[b->n].p = p;
 		if (k == BATCH_RETIRE)
 			b->e[b->n + 1].deleter = deleter;
@@ -443,6 +446,10 @@ static int add_slow(unsigned k, void *p, void (*deleter)(void *))
 		if (b->n + 2 > b->cap) {
 			full = b;
 			r->open[k] = NULL;
+			/* Posted before the section ends (point 3). */
+			if (k == BATCH_FREE)
+				orcu__store_relaxed(&full->refs, 2);
+			batch_post(full);
 		}
 		owner_exit(r);
 		break;
@@ -452,8 +459,8 @@ static int add_slow(unsigned k, void *p, void (*deleter)(void *))
 		r->spare = fresh;
 	else
 		free(fresh);
-	if (full)
-		batch_post_own(r, full);
+	if (full && k == BATCH_FREE)
+		ring_push(r, full);
 	if (arm)
 		orcu_call_lazy(&r->tick, tick_cb);
 	return 0;
@@ -573,13 +580,14 @@ int orcu__free_flush_all(void)
 		/* One membarrier() for every thread's records. */
 		for (struct free_rec *r = recs; r; r = r->next)
 			rs[i++] = r;
-		n = steal_locked(rs, nr, out);
+		n = steal_locked(rs, nr, out, false);
+		for (i = 0; i < n; i++)
+			batch_post(out[i]);   /* under recs_lock: point 3 */
 	} else {
-		/* No memory for the lists: a record at a time, posting as we
-		 * go (orcu_call() takes no lock of ours). */
+		/* No memory for the lists: a record at a time. */
 		for (struct free_rec *r = recs; r; r = r->next) {
 			struct batch *one[NR_KINDS];
-			int k = steal_locked(&r, 1, one);
+			int k = steal_locked(&r, 1, one, false);
 
 			for (int j = 0; j < k; j++)
 				batch_post(one[j]);
@@ -587,8 +595,6 @@ int orcu__free_flush_all(void)
 		}
 	}
 	pthread_mutex_unlock(&recs_lock);
-	for (int i = 0; rs && out && i < n; i++)
-		batch_post(out[i]);
 	free(out);
 	free(rs);
 	return n;

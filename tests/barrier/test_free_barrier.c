@@ -106,6 +106,7 @@ static void barrier_case(void)
 	orcu_barrier();
 	before_f = atomic_load(&freed);
 	before_d = atomic_load(&deleted);
+	(void)before_f;   /* without COUNT_FREES */
 	for (int i = 0; i < 4; i++) {
 		pthread_create(&ps[i].t, NULL, poster_main, &ps[i]);
 		total += ps[i].n;

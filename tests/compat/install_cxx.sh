@@ -15,6 +15,8 @@ test -f "$P/include/orcu/rcu.hpp" || { echo "install_cxx: rcu.hpp not installed"
 PCDIR=$(dirname "$(find "$P" -name orcu.pc | head -1)")
 LIBDIR=$(dirname "$PCDIR")
 flags=(); [ -n "$SAN" ] && flags=(-fsanitize="$SAN" -fno-omit-frame-pointer)
+# g++ -Wtsan: as in CMakeLists.txt, the inline read side's fence.
+case $SAN in *thread*) "$CXX" --version | grep -qi clang || flags+=(-Wno-tsan);; esac
 export PKG_CONFIG_PATH="$PCDIR"
 pcflags=$(pkg-config --cflags --libs orcu)
 echo "== pkg-config: $pcflags"
