@@ -125,7 +125,7 @@ static void batch_cb(struct orcu_head *h)
 	struct batch *b = (struct batch *)h;
 	int c = CLAIM_NONE;
 
-	/* Acquire pairs with the release of CLAIM_DONE in ring_reap(): the
+	/* Acquire pairs with the release of CLAIM_DONE in ring_drop(): the
 	 * poster freed them, and is done with them. */
 	if (orcu__cas_acq_rel(&b->claim, &c, CLAIM_DONE))
 		batch_delete(b);
@@ -302,6 +302,7 @@ static void ring_drop(struct free_rec *r, bool gp_done)
 	struct batch *b = r->ring[r->ring_head];
 	int c = CLAIM_NONE;
 
+	/* Pairs with the CAS in batch_cb(): one of the two frees them. */
 	if (gp_done && orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
 		batch_delete(b);
 		/* Pairs with the acquire in batch_cb(). */
