@@ -19,8 +19,11 @@
 //    (every deleter scheduled before it has run).  Neither in a read-side
 //    section nor in a deleter (one line, abort).
 // Deleters run as orcu callbacks (on an orcu thread, no library lock
-// held); they must not throw (std::terminate, as P2545 says the behaviour
-// is undefined).
+// held) or, as P2545 allows ("may invoke scheduled evaluations"), on the
+// thread of a later retire() or rcu_retire() once their grace period has
+// ended: like P2545's note says, a deleter must not take a lock held
+// across a retire.  Either way they run as in a callback (a barrier or
+// synchronize in one aborts with one line) and must not throw.
 #ifndef ORCU_RCU_HPP
 #define ORCU_RCU_HPP
 

@@ -60,10 +60,14 @@
  *     itself, so free() meets the thread's own allocator cache where its
  *     next malloc() looks; the callback then only drops its reference.
  *     One CAS on claim decides who frees; a callback that loses waits
- *     for CLAIM_DONE (the poster frees at most a page of pointers, holds
- *     no lock and runs no user code: deleters never run this way, as
- *     they may take a lock the poster holds).  The page goes to whoever
- *     drops the last reference; the poster keeps one for its next batch.
+ *     for CLAIM_DONE (the poster frees at most a page of pointers and
+ *     holds no lock of ours).  orcu_retire()'s deleters never run this
+ *     way (one may take a lock the caller holds); orcu__retire_nb()'s
+ *     do, for <orcu/rcu.hpp>, as P2545 lets a retire "invoke scheduled
+ *     evaluations" (its note warns of that very deadlock), marked as in
+ *     a callback so a barrier in one aborts instead of waiting for
+ *     itself.  The page goes to whoever drops the last reference; the
+ *     poster keeps one for its next batch.
  *     orcu_barrier() waits for the callbacks, so for the poster's frees.
  */
 #ifndef _GNU_SOURCE
@@ -92,14 +96,18 @@ union entry {
 	void (*deleter)(void *);
 };
 
-enum { BATCH_FREE, BATCH_RETIRE, NR_KINDS };
+/* BATCH_RETIRE_HOT: orcu__retire_nb()'s (<orcu/rcu.hpp>), whose deleters
+ * its poster may run too (point 6). */
+enum { BATCH_FREE, BATCH_RETIRE, BATCH_RETIRE_HOT, NR_KINDS };
+/* Batches of these kinds go on their poster's ring (point 6). */
+#define RINGED(k) ((k) != BATCH_RETIRE)
 /* Who frees a posted free() batch's objects (point 6). */
 enum { CLAIM_NONE, CLAIM_POSTER, CLAIM_DONE };
 
 struct batch {
 	struct orcu_head head;   /* the batch's one callback (point 1) */
 	unsigned n, cap;         /* owner writes; the callback reads */
-	unsigned kind;           /* BATCH_FREE: e[i] = p; BATCH_RETIRE: e[2i], e[2i+1] */
+	unsigned kind;           /* BATCH_FREE: e[i] = p; else pairs e[2i], e[2i+1] */
 	_Atomic int claim;       /* CLAIM_*: the poster's and the callback's CAS */
 	_Atomic int refs;        /* 2 while the poster's ring holds it, else 1 */
 	union entry e[];
@@ -304,7 +312,11 @@ static void ring_drop(struct free_rec *r, bool gp_done)
 
 	/* Pairs with the CAS in batch_cb(): one of the two frees them. */
 	if (gp_done && orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
+		/* Deleters run as in a callback: what would wait for this
+		 * batch's own callback (a barrier) says so and aborts. */
+		orcu__reader.in_callback++;
 		batch_delete(b);
+		orcu__reader.in_callback--;
 		/* Pairs with the acquire in batch_cb(). */
 		orcu__store_release(&b->claim, CLAIM_DONE);
 	}
@@ -382,9 +394,9 @@ static inline bool add_fast(struct free_rec *r, unsigned k, void *p, void (*dele
 	if (orcu__likely(!orcu__load_acquire(&r->flush)) && (b = r->open[k]) &&
 	    orcu__likely(b->n + 2 < b->cap)) {
 		b->e[b->n].p = p;
-		if (k == BATCH_RETIRE)
+		if (k != BATCH_FREE)
 			b->e[b->n + 1].deleter = deleter;
-		b->n += k == BATCH_RETIRE ? 2 : 1;
+		b->n += k != BATCH_FREE ? 2 : 1;
 		added = true;
 	}
 	/* Pairs with the acquire of busy in steal_locked(). */
@@ -442,13 +454,13 @@ static int add_slow(unsigned k, void *p, void (*deleter)(void *))
 			r->tick_armed = true;
 		}
 		b->e[b->n++].p = p;
-		if (k == BATCH_RETIRE)
+		if (k != BATCH_FREE)
 			b->e[b->n++].deleter = deleter;
 		if (b->n + 2 > b->cap) {
 			full = b;
 			r->open[k] = NULL;
 			/* Posted before the section ends (point 3). */
-			if (k == BATCH_FREE)
+			if (RINGED(k))
 				orcu__store_relaxed(&full->refs, 2);
 			batch_post(full);
 		}
@@ -460,7 +472,7 @@ static int add_slow(unsigned k, void *p, void (*deleter)(void *))
 		r->spare = fresh;
 	else
 		free(fresh);
-	if (full && k == BATCH_FREE)
+	if (full && RINGED(k))
 		ring_push(r, full);
 	if (arm)
 		orcu_call_lazy(&r->tick, tick_cb);
@@ -513,7 +525,7 @@ int orcu__retire_nb(void *p, void (*deleter)(void *))
 {
 	if (!deleter)
 		orcu__misuse("orcu_retire", "NULL deleter");
-	return p ? add(BATCH_RETIRE, p, deleter) : 0;
+	return p ? add(BATCH_RETIRE_HOT, p, deleter) : 0;
 }
 
 /* ------------------------------------------------------------------ */
