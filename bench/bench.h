@@ -52,6 +52,8 @@ void urcu_m_barrier(void);
 /* Post head embedded at offset 0 of mem (which must be >= 16 bytes); the
  * callback calls fn(mem). */
 void urcu_m_call(void *mem, void (*fn)(void *mem));
+/* call_rcu(head at offset 0 of mem, a callback that frees mem) */
+void urcu_m_call_free(void *mem);
 int urcu_m_create_all_cpu(void);
 size_t urcu_head_size(void);
 
@@ -183,9 +185,16 @@ int scen_scale_report(void);
 int scen_idle(void);
 int scen_threads(void);
 int scen_lazy(void);
+int scen_free(void);   /* free.c */
+
+/* retire.cc: C++ <orcu/rcu.hpp> posters, objects of 64 bytes.  kind 0:
+ * rcu_obj_base::retire(), 1: rcu_retire(); n objects; returns at once. */
+void cxx_retire_loop(int kind, long n);
 
 /* Hidden subcommands run in child processes */
 int child_flood(int argc, char **argv);
+/* topo.c: one flood child ("orcu", "orcu_free" or "urcu"; rate 0: flat out) */
+int run_flood(const char *lib, double rate, struct kv *kv);
 int child_scale(int argc, char **argv);
 int child_idle(int argc, char **argv);
 int child_threads(int argc, char **argv);

@@ -31,7 +31,7 @@ struct cbobj {
 
 static void orcu_noop(struct orcu_head *h) { (void)h; }
 static void peer_noop(void *m) { (void)m; }
-static void orcu_free(struct orcu_head *h) { free(h); }
+static void free_cb(struct orcu_head *h) { free(h); }
 static void peer_free(void *m) { free(m); }
 
 static void lib_register(enum lib l)
@@ -320,7 +320,7 @@ static void *tp_main(void *p)
 		if (!o)
 			abort();
 		if (a->lib == LIB_ORCU)
-			orcu_call(&o->u.oh, orcu_free);
+			orcu_call(&o->u.oh, free_cb);
 		else
 			urcu_m_call(o, peer_free);
 	}
@@ -563,7 +563,7 @@ static void *load_main(void *p)
 			if (!o)
 				abort();
 			if (a->lib == LIB_ORCU)
-				orcu_call(&o->u.oh, orcu_free);
+				orcu_call(&o->u.oh, free_cb);
 			else
 				urcu_m_call(o, peer_free);
 			a->posted++;

@@ -72,3 +72,15 @@ int urcu_m_create_all_cpu(void)
 {
 	return urcu_memb_create_all_cpu_call_rcu_data(0);
 }
+
+/* call_rcu(free) as a liburcu user writes it: the head at offset 0 of a
+ * malloc'd object, a callback that frees it. */
+static void ucb_free(struct rcu_head *h)
+{
+	free(h);
+}
+
+void urcu_m_call_free(void *mem)
+{
+	urcu_memb_call_rcu((struct rcu_head *)mem, ucb_free);
+}

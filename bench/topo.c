@@ -49,7 +49,7 @@ static void fl_peer_cb(void *m)
 
 struct fl_poster {
 	pthread_t tid;
-	int orcu;
+	int orcu;          /* 0 liburcu, 1 orcu_call, 2 orcu_free */
 	double rate;       /* posts per second for this poster; 0 = flat out */
 	_Atomic long posted;
 };
@@ -71,7 +71,9 @@ static void *fl_poster_main(void *p)
 
 			if (!o)
 				abort();
-			if (a->orcu)
+			if (a->orcu == 2)
+				orcu_free(o);
+			else if (a->orcu)
 				orcu_call(&o->u.oh, fl_orcu_cb);
 			else
 				urcu_m_call(o, fl_peer_cb);
@@ -92,7 +94,8 @@ static void *fl_poster_main(void *p)
 int child_flood(int argc, char **argv)
 {
 	struct fl_poster ps[2];
-	int orcu = argc > 2 && !strcmp(argv[2], "orcu");
+	int orcu = argc < 3 ? 0 : !strcmp(argv[2], "orcu") ? 1 :
+		   !strcmp(argv[2], "orcu_free") ? 2 : 0;
 	double secs = argc > 3 ? atof(argv[3]) : 3, rate = argc > 4 ? atof(argv[4]) : 0;
 	long peak = 0, base_kb, cap_kb, avail = 0;
 	uint64_t t0, t1, end;
@@ -166,7 +169,7 @@ int child_flood(int argc, char **argv)
 	_exit(0);
 }
 
-static int run_flood(const char *lib, double rate, struct kv *kv)
+int run_flood(const char *lib, double rate, struct kv *kv)
 {
 	char secs[32], r[32], name[16];
 	char *argv[] = { (char *)opt.self, "__flood", name, secs, r, NULL };

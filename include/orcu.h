@@ -339,6 +339,66 @@ ORCU_API bool orcu_poll_state(unsigned long cookie);
 ORCU_API void orcu_cond_synchronize(unsigned long cookie);
 
 /* ------------------------------------------------------------------ */
+/* Reclaim without writing a callback                                  */
+/*
+ * The common callback only frees its object: these calls do it for you.
+ * Pointers are gathered per posting thread into page-sized batches; a
+ * full batch is posted as one callback on the thread's CPU slot, which
+ * frees every object in it after a grace period.  A batch counts as one
+ * callback for flood control, orcu_barrier(), orcu_drain(),
+ * orcu_shutdown(), fork and orcu_get_stats().  orcu_barrier() (and so
+ * orcu_drain() and orcu_shutdown()) also posts every thread's partly
+ * filled batch first: an object handed to these calls before it is
+ * freed when it returns.  A thread's partial batch is also posted when
+ * the thread exits, and within about ORCU_LAZY_MS of its first object.
+ */
+
+/*
+ * orcu_free - free(p) after a grace period, with no orcu_head in the
+ * object: p must come from malloc() (or calloc, realloc, aligned_alloc)
+ * and be unpublished already.  NULL is ignored.  Usually returns at
+ * once; when no batch memory can be had it waits for a grace period and
+ * frees p itself (as orcu_synchronize() does, a qsbr caller offline
+ * meanwhile), so it is not allowed in a reader section nor in a callback
+ * (one line, abort, checked on every call).  Allowed before orcu_init
+ * and in a fork child; not in a signal handler.
+ */
+ORCU_API void orcu_free(void *p);
+
+/*
+ * orcu_retire - deleter(p) after a grace period, with no orcu_head in the
+ * object: for other allocators, destructors, pools.  deleter runs as a
+ * callback does (on an orcu thread for an offloaded slot, no library lock
+ * held; it may call orcu_call, not orcu_free or orcu_retire).  p NULL is
+ * ignored; a NULL deleter prints one line and aborts.  Same blocking rule
+ * and contexts as orcu_free().
+ */
+ORCU_API void orcu_retire(void *p, void (*deleter)(void *));
+
+/*
+ * orcu_free_rcu - free(p) after a grace period, p (a pointer to a struct
+ * from malloc) holding a struct orcu_head named field, which must lie in
+ * its first ORCU_FREE_RCU_MAX_OFFSET bytes (4096 on 64-bit).  Batched as
+ * orcu_free(); when no batch memory can be had the head is posted
+ * instead, so it never blocks: allowed everywhere orcu_call() is (reader
+ * section and callback included).  p is evaluated once; a field that is
+ * not a struct orcu_head, or lies too far, does not compile.
+ */
+#define ORCU_FREE_RCU_MAX_OFFSET (512 * sizeof(void *))
+#define orcu_free_rcu(p, field) \
+	orcu__free_rcu((p), offsetof(__typeof__(*(p)), field) + \
+		       0 * sizeof(orcu__is_head(&((__typeof__(*(p)) *)0)->field)) + \
+		       0 * sizeof(char[offsetof(__typeof__(*(p)), field) < \
+				       ORCU_FREE_RCU_MAX_OFFSET ? 1 : -1]))
+static inline int orcu__is_head(struct orcu_head *h) { return h != 0; }
+ORCU_API void orcu__free_rcu(void *p, size_t offset);
+/* orcu_retire() that never blocks: -ENOMEM (nothing done) when no batch
+ * memory can be had; anywhere orcu_call() is.  For <orcu/rcu.hpp>: as
+ * P2545 allows, the deleters of earlier calls may run in a later call,
+ * on the caller's thread (as in a callback), when their GP has ended. */
+ORCU_API int orcu__retire_nb(void *p, void (*deleter)(void *));
+
+/* ------------------------------------------------------------------ */
 /* Configuration, CPUs, offloading                                     */
 
 /*

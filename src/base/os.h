@@ -27,7 +27,8 @@
  *   slot without threads; start and retry of the threads);
  *   src/top: entry.c (orcu_init, lazy configuration, the public calls of
  *   registry.c, gp.c and cpu.c, inline polls); call.c (enqueue, flood,
- *   lazy) and barrier.c; lifecycle.c (shutdown, fork); stats.c;
+ *   lazy) and barrier.c; free.c (orcu_free, orcu_retire: per-thread
+ *   batches posted with orcu_call); lifecycle.c (shutdown, fork); stats.c;
  *   src/compat: compat.c, urcu_flavor.c, then urcu_abi/ (the liburcu
  *   layers).
  * One call runs upward: the GP engine's hook to the server rule

@@ -3,7 +3,8 @@
  * posted before the call has been invoked.  Calls slot.c to entrain
  * markers, serve.c to wake a slot's server and to serve while waiting,
  * gp.c (no batch window while a barrier waits), registry.c for the
- * caller's checks, entry.c to start, delay.c (debug hooks) and os.c.
+ * caller's checks, entry.c to start, free.c to post every thread's open
+ * batch of orcu_free() first, delay.c (debug hooks) and os.c.
  *
  * Why it is right.  A slot's callbacks never leave it and are invoked in
  * posting order (one invoker at a time, FIFO list), so one marker
@@ -41,6 +42,7 @@
 #include "slot.h"
 #include "barrier.h"
 #include "entry.h"
+#include "free.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -137,6 +139,9 @@ int orcu__barrier_timed(int64_t deadline_ns)
 	if (!orcu__load_acquire(&orcu__g.initialized))
 		return 0;
 	orcu__count(barriers, 1);
+	/* Objects handed to orcu_free() and orcu_retire() before the call
+	 * are callbacks from here on (free.c point 3). */
+	orcu__free_flush_all();
 	/* Pairs with the fence in barrier_start(): the callbacks this
 	 * caller posted (or saw posted) are counted before we read which
 	 * barrier runs, so one that started too early to see them is not
@@ -225,7 +230,8 @@ int orcu_drain(long timeout_ms)
 	was_online = orcu__qsbr_offline_for_wait();
 	for (;;) {
 		ret = orcu__barrier_timed(deadline);
-		if (ret < 0 || total_pending() == 0)
+		/* A deleter may have retired more into its thread's batch. */
+		if (ret < 0 || (total_pending() == 0 && orcu__free_flush_all() == 0))
 			break;
 		if (deadline >= 0 && (int64_t)orcu__now_ns() >= deadline) {
 			ret = -ETIMEDOUT;

@@ -3,9 +3,9 @@
  * orcu_shutdown() and fork.  The top of the engine.  Calls serve.c to
  * have it running and to serve what is left, entry.c to start and to
  * bring a qsbr caller back online, then the stop and after-fork entry
- * points of gp.c, nocb.c, slot.c, registry.c, barrier.c and postcheck.c,
- * the unload entry point of postq.c, and os.c.  Nothing calls it but
- * the liburcu shim's unload (point 7).
+ * points of gp.c, nocb.c, slot.c, registry.c, barrier.c, free.c and
+ * postcheck.c, the unload entry point of postq.c, and os.c.  Nothing
+ * calls it but the liburcu shim's unload (point 7).
  *
  * fork, in one place: the table fork_steps, one row per lock taken or
  * state repaired, {name, prepare, parent, child}; the atfork handlers
@@ -14,11 +14,12 @@
  *  1. Prepare order.  First every other invoker stops between two
  *     callbacks (slot.c point 5: the child holds no callback half-run,
  *     and puts back what they had not run), then the locks, in order:
- *     barrier_lock, orcu__g.lock, every cb_lock (in slot order),
- *     registry_lock, the double-post set's, the stall handler's.  None of
- *     them is ever held across user code, and none is held while the
- *     invokers are waited for, so a fork from inside a callback, or
- *     against a callback that takes one of them, cannot deadlock here.
+ *     barrier_lock, free.c's recs_lock, orcu__g.lock, every cb_lock (in
+ *     slot order), registry_lock, the double-post set's, the stall
+ *     handler's.  None of them is ever held across user code, and none
+ *     is held while the invokers are waited for, so a fork from inside
+ *     a callback, or against a callback that takes one of them, cannot
+ *     deadlock here.
  *  2. The parent releases the locks in reverse order, then lets the
  *     invokers go on.
  *  3. The child.  Only this thread survives: forget the others, keep
@@ -48,6 +49,9 @@
  *       slots, so it comes after the cb_locks, under orcu__g.lock;
  *     - barrier.c: its lock only; markers already entrained are
  *       inherited with the lists and still end their barrier;
+ *     - free.c: the records of threads that are gone are left idle
+ *       (busy, flush cleared) under recs_lock; their open batches are
+ *       posted by the child's next barrier (free.c point 5);
  *     - slot.c: no fork pending, nobody parked.
  *     The library's threads start again on first use, not here: a child
  *     that only execs never pays for them.
@@ -113,6 +117,7 @@
 #include "slot.h"
 #include "barrier.h"
 #include "entry.h"
+#include "free.h"
 #include "lifecycle.h"
 
 #include <errno.h>
@@ -256,6 +261,8 @@ static const struct fork_step fork_steps[] = {
 	  invokers_resume_parent, invokers_resume_child },
 	{ "barrier_lock", orcu__barrier_fork_prepare,
 	  orcu__barrier_fork_parent, orcu__barrier_fork_child },
+	{ "free.c recs_lock", orcu__free_fork_prepare,
+	  orcu__free_fork_parent, orcu__free_fork_child },
 	{ "orcu__g.lock", global_lock, global_unlock, global_unlock },
 	{ "serve", NULL, NULL, orcu__serve_mark_pending },
 	{ "retire", NULL, NULL, retire_threads },

@@ -1,0 +1,639 @@
+/*
+ * free.c - orcu_free(), orcu_free_rcu() and orcu_retire(): reclaim without
+ * a callback.  Owns each posting thread's two open batches (page-sized
+ * arrays of pointers, one for free() and one for pointer + deleter
+ * pairs), the list of the threads that have them, and the flush of
+ * every open batch that orcu_barrier(), orcu_drain(), shutdown and thread
+ * exit need.  Calls call.c to post a full batch as one callback,
+ * entry.c to wait for a grace period when no batch memory can be had,
+ * gp.c for the cookie of a posted batch, registry.c for the caller's
+ * checks and the asymmetric fence, and os.c.
+ *
+ * Why it is right.
+ *  1. A batch is one callback.  Full (or flushed), it is posted with
+ *     orcu_call() on the poster's slot, and its callback frees every
+ *     pointer it holds: each was unpublished before it was added, so
+ *     before the post, so a grace period separates it from its free.
+ *     Flood control, orcu_barrier(), orcu_drain(), shutdown, fork and
+ *     the statistics count a batch as they count any callback, with no
+ *     mechanism of their own.
+ *  2. An open batch belongs to its thread, which adds to it with plain
+ *     stores between busy = 1 and busy = 0 (the fast path: no atomic
+ *     read-modify-write, no fence with membarrier()).  A flusher (any
+ *     other thread, always under recs_lock) raises flush, runs
+ *     orcu__membarrier_master(), then waits for busy == 0: the owner
+ *     either finished its addition (its busy = 0 released it) or will
+ *     see flush and wait, outside, until the flusher is done.  The
+ *     flusher unhooks the batches, lowers flush, then posts them.  Each
+ *     side waits only for a bounded piece of the other: a few stores,
+ *     or one orcu_call() (which never waits for callbacks); neither
+ *     waits holding anything the other needs to go on.
+ *  3. Nothing open is forgotten: orcu_barrier() (orcu__barrier_timed())
+ *     flushes every thread's open batches before it entrains its
+ *     markers, so every object handed to orcu_free() before the barrier
+ *     was called has been freed when it returns.  That needs every batch
+ *     to leave its thread's record only as a posted callback: the owner
+ *     posts a full batch before its section ends, and a flusher (a
+ *     barrier, the tick, the thread's exit) posts what it unhooked
+ *     before it releases recs_lock.  So a barrier's flush, under
+ *     recs_lock, finds each batch still open or already posted ahead of
+ *     its markers (a tick that unhooked a batch and posted it later
+ *     slipped past a barrier: test_free_fork caught it).  orcu_drain()
+ *     repeats while a flush finds anything (a deleter that retires
+ *     more); a thread's exit posts its own; each batch, once opened,
+ *     arms a lazy callback (the tick, ORCU_LAZY_MS) that flushes its
+ *     thread's batches, so a thread that stops posting holds nothing
+ *     for long.
+ *  4. No batch memory: orcu_free() and orcu_retire() wait for a grace
+ *     period and free at once (orcu_synchronize()), which is why they
+ *     are not allowed in a reader section or a callback (checked on
+ *     every call, not only when memory runs out).  orcu_free_rcu()
+ *     posts the object's own head instead, with the callback of its
+ *     head's offset (offset_cbs), and never blocks.
+ *  5. fork: recs_lock is taken across it (lifecycle.c); in the child the
+ *     threads that are gone have busy and flush cleared, and their open
+ *     batches, still listed, are posted by the child's next flush.
+ *  6. Freeing where the memory is hot.  A free() batch its thread posts
+ *     also stays on that thread's ring, with the cookie of a GP that
+ *     began after its last addition (orcu__gp_snap()).  When the thread
+ *     next fills a batch and that GP has ended, it frees the objects
+ *     itself, so free() meets the thread's own allocator cache where its
+ *     next malloc() looks; the callback then only drops its reference.
+ *     One CAS on claim decides who frees; a callback that loses waits
+ *     for CLAIM_DONE (the poster frees at most a page of pointers and
+ *     holds no lock of ours).  orcu_retire()'s deleters never run this
+ *     way (one may take a lock the caller holds); orcu__retire_nb()'s
+ *     do, for <orcu/rcu.hpp>, as P2545 lets a retire "invoke scheduled
+ *     evaluations" (its note warns of that very deadlock), marked as in
+ *     a callback so a barrier in one aborts instead of waiting for
+ *     itself.  The page goes to whoever drops the last reference; the
+ *     poster keeps one for its next batch.
+ *     orcu_barrier() waits for the callbacks, so for the poster's frees.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "os.h"
+#include "seq.h"
+#include "gp.h"
+#include "registry.h"
+#include "free.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Batches */
+
+#define BATCH_BYTES 4096
+/* Posted free() batches a thread keeps an eye on to free them itself
+ * (point 6). */
+#define RING 16
+
+union entry {
+	void *p;
+	void (*deleter)(void *);
+};
+
+/* BATCH_RETIRE_HOT: orcu__retire_nb()'s (<orcu/rcu.hpp>), whose deleters
+ * its poster may run too (point 6). */
+enum { BATCH_FREE, BATCH_RETIRE, BATCH_RETIRE_HOT, NR_KINDS };
+/* Batches of these kinds go on their poster's ring (point 6). */
+#define RINGED(k) ((k) != BATCH_RETIRE)
+/* Who frees a posted free() batch's objects (point 6). */
+enum { CLAIM_NONE, CLAIM_POSTER, CLAIM_DONE };
+
+struct batch {
+	struct orcu_head head;   /* the batch's one callback (point 1) */
+	unsigned n, cap;         /* owner writes; the callback reads */
+	unsigned kind;           /* BATCH_FREE: e[i] = p; else pairs e[2i], e[2i+1] */
+	_Atomic int claim;       /* CLAIM_*: the poster's and the callback's CAS */
+	_Atomic int refs;        /* 2 while the poster's ring holds it, else 1 */
+	union entry e[];
+};
+
+#define BATCH_ENTRIES ((BATCH_BYTES - sizeof(struct batch)) / sizeof(union entry))
+
+static void batch_delete(struct batch *b)
+{
+	if (b->kind == BATCH_FREE) {
+		for (unsigned i = 0; i < b->n; i++)
+			free(b->e[i].p);
+	} else {
+		for (unsigned i = 0; i < b->n; i += 2)
+			b->e[i + 1].deleter(b->e[i].p);
+	}
+}
+
+/* Runs as a callback, on the slot the batch was posted to: frees its
+ * objects unless its poster has claimed them (point 6). */
+static void batch_cb(struct orcu_head *h)
+{
+	struct batch *b = (struct batch *)h;
+	int c = CLAIM_NONE;
+
+	/* Acquire pairs with the release of CLAIM_DONE in ring_drop(): the
+	 * poster freed them, and is done with them. */
+	if (orcu__cas_acq_rel(&b->claim, &c, CLAIM_DONE))
+		batch_delete(b);
+	else
+		while (orcu__load_acquire(&b->claim) != CLAIM_DONE)
+			sched_yield();
+	/* Pairs with the poster's drop in ring_drop(): the last one frees. */
+	if (orcu__fetch_sub_acq_rel(&b->refs, 1) == 1)
+		free(b);
+}
+
+static void batch_post(struct batch *b)
+{
+	if (b)
+		orcu_call(&b->head, batch_cb);
+}
+
+/* ------------------------------------------------------------------ */
+/* The posting threads' records */
+
+struct free_rec {
+	/* Owner writes, flushers read (point 2). */
+	_Atomic int busy;
+	/* Flushers write under recs_lock, the owner reads. */
+	_Atomic int flush;
+	/* Open batches: the owner's while busy, a flusher's while flush. */
+	struct batch *open[NR_KINDS];
+	/* The tick (point 3): armed by the owner while busy, disarmed by
+	 * its callback under recs_lock and flush. */
+	bool tick_armed;
+	bool gone;               /* owner exited; under recs_lock */
+	struct orcu_head tick;
+	struct free_rec *next;   /* recs, under recs_lock */
+	/* The owner's alone (point 6): posted free() batches, oldest at
+	 * ring_head, with the cookie of the GP that lets it free them, and
+	 * a page to open the next batch in. */
+	unsigned ring_head, ring_n;
+	struct batch *ring[RING];
+	unsigned long cookie[RING];
+	struct batch *spare;
+};
+static pthread_mutex_t recs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct free_rec *recs;
+static pthread_key_t rec_key;
+static pthread_once_t rec_key_once = PTHREAD_ONCE_INIT;
+static __thread struct free_rec *own_rec __attribute__((tls_model("initial-exec")));
+
+static void unlink_rec_locked(struct free_rec *r)
+{
+	struct free_rec **pp = &recs;
+
+	while (*pp != r)
+		pp = &(*pp)->next;
+	*pp = r->next;
+}
+
+/* Point 2, the flusher's half, on the records it names (under
+ * recs_lock): unhook their open batches into out[] (room for
+ * NR_KINDS per record); returns how many it unhooked.  disarm: the
+ * tick's own flush (point 3), which disarms it while the owner waits. */
+static int steal_locked(struct free_rec **rs, int nr, struct batch **out, bool disarm)
+{
+	int n = 0;
+
+	for (int i = 0; i < nr; i++)
+		orcu__store_relaxed(&rs[i]->flush, 1);
+	/* Pairs with orcu__mb_slave() in owner_enter(): an owner that did
+	 * not see flush has its busy = 1 seen by the loads below. */
+	orcu__membarrier_master();
+	for (int i = 0; i < nr; i++) {
+		struct free_rec *r = rs[i];
+
+		/* Acquire pairs with the release of busy in owner_exit(): its
+		 * additions are ours to post. */
+		while (orcu__load_acquire(&r->busy))
+			sched_yield();
+		for (int k = 0; k < NR_KINDS; k++) {
+			if (r->open[k])
+				out[n++] = r->open[k];
+			r->open[k] = NULL;
+		}
+		if (disarm)
+			r->tick_armed = false;
+	}
+	for (int i = 0; i < nr; i++)
+		/* Pairs with the acquire in owner_enter(): the owner sees its
+		 * batches gone. */
+		orcu__store_release(&rs[i]->flush, 0);
+	return n;
+}
+
+static void tick_cb(struct orcu_head *h)
+{
+	struct free_rec *r = (struct free_rec *)((char *)h - offsetof(struct free_rec, tick));
+	struct batch *out[NR_KINDS];
+	bool gone;
+	int n;
+
+	pthread_mutex_lock(&recs_lock);
+	n = steal_locked(&r, 1, out, true);
+	for (int i = 0; i < n; i++)
+		batch_post(out[i]);   /* under recs_lock: point 3 */
+	gone = r->gone;
+	if (gone)
+		unlink_rec_locked(r);
+	pthread_mutex_unlock(&recs_lock);
+	if (gone)
+		free(r);
+}
+
+static void ring_drop(struct free_rec *r, bool gp_done);
+static void ring_reap(struct free_rec *r);
+
+/* Thread exit: post this thread's open batches (as owner: no flusher runs
+ * while we hold recs_lock) and leave its ring's to their callbacks; the
+ * record goes with it unless its tick is pending, which then frees it. */
+static void rec_exit(void *arg)
+{
+	struct free_rec *r = arg;
+	bool armed;
+
+	ring_reap(r);
+	while (r->ring_n)
+		ring_drop(r, false);
+	free(r->spare);
+	r->spare = NULL;
+	pthread_mutex_lock(&recs_lock);
+	for (int k = 0; k < NR_KINDS; k++) {
+		batch_post(r->open[k]);   /* under recs_lock: point 3 */
+		r->open[k] = NULL;
+	}
+	r->gone = true;
+	armed = r->tick_armed;
+	if (!armed)
+		unlink_rec_locked(r);
+	pthread_mutex_unlock(&recs_lock);
+	own_rec = NULL;
+	if (!armed)
+		free(r);
+}
+
+static void make_key(void)
+{
+	if (pthread_key_create(&rec_key, rec_exit) != 0)
+		orcu__die("free.c: pthread_key_create failed");
+}
+
+static struct free_rec *rec_new(void)
+{
+	struct free_rec *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	pthread_once(&rec_key_once, make_key);
+	if (pthread_setspecific(rec_key, r) != 0) {
+		free(r);
+		return NULL;
+	}
+	pthread_mutex_lock(&recs_lock);
+	r->next = recs;
+	recs = r;
+	pthread_mutex_unlock(&recs_lock);
+	own_rec = r;
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Freeing where the memory is hot (point 6) */
+
+/* The owner lets go of the oldest batch of its ring, freeing its objects
+ * itself if its GP has ended and the callback has not claimed them. */
+static void ring_drop(struct free_rec *r, bool gp_done)
+{
+	struct batch *b = r->ring[r->ring_head];
+	int c = CLAIM_NONE;
+
+	/* Pairs with the CAS in batch_cb(): one of the two frees them. */
+	if (gp_done && orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
+		/* Deleters run as in a callback: what would wait for this
+		 * batch's own callback (a barrier) says so and aborts. */
+		orcu__reader.in_callback++;
+		batch_delete(b);
+		orcu__reader.in_callback--;
+		/* Pairs with the acquire in batch_cb(). */
+		orcu__store_release(&b->claim, CLAIM_DONE);
+	}
+	r->ring[r->ring_head] = NULL;
+	r->ring_head = (r->ring_head + 1) % RING;
+	r->ring_n--;
+	/* Pairs with the callback's drop in batch_cb(). */
+	if (orcu__fetch_sub_acq_rel(&b->refs, 1) == 1) {
+		if (!r->spare)
+			r->spare = b;
+		else
+			free(b);
+	}
+}
+
+/* Free every ring batch whose GP has ended, oldest first. */
+static void ring_reap(struct free_rec *r)
+{
+	/* Acquire pairs with the store that ends a GP: what readers did is
+	 * visible before we free (as in orcu_poll_state()). */
+	unsigned long seq = orcu__load_acquire(&orcu__gp_seq);
+
+	while (r->ring_n && orcu__seq_done(seq, r->cookie[r->ring_head]))
+		ring_drop(r, true);
+}
+
+/* A free() batch its owner posted (holding a second reference) goes on
+ * its ring. */
+static void ring_push(struct free_rec *r, struct batch *b)
+{
+	if (r->ring_n == RING)
+		ring_drop(r, false);
+	/* After every addition: the GP of this cookie began after each of
+	 * the objects was unpublished. */
+	r->cookie[(r->ring_head + r->ring_n) % RING] = orcu__gp_snap();
+	r->ring[(r->ring_head + r->ring_n) % RING] = b;
+	r->ring_n++;
+	ring_reap(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Adding */
+
+static struct batch *batch_new(struct free_rec *r, unsigned k)
+{
+	struct batch *b = r->spare;
+
+	if (b)
+		r->spare = NULL;
+	else if (!(b = malloc(BATCH_BYTES)))
+		return NULL;
+	b->n = 0;
+	b->cap = (unsigned)BATCH_ENTRIES & ~1u;
+	b->kind = k;
+	orcu__store_relaxed(&b->claim, CLAIM_NONE);
+	orcu__store_relaxed(&b->refs, 1);
+	return b;
+}
+
+/* add()'s common case: room for more than this entry in the open batch
+ * (the one that fills it takes add_slow(), which posts it). */
+static inline bool add_fast(struct free_rec *r, unsigned k, void *p, void (*deleter)(void *))
+{
+	struct batch *b;
+	bool added = false;
+
+	if (orcu__unlikely(!r))
+		return false;
+	orcu__store_relaxed(&r->busy, 1);
+	/* Pairs with orcu__membarrier_master() in steal_locked(). */
+	orcu__mb_slave();
+	/* Acquire pairs with the release that lowers flush in
+	 * steal_locked(); only then is open[k] ours to read (a flusher may
+	 * have been unhooking it). */
+	if (orcu__likely(!orcu__load_acquire(&r->flush)) && (b = r->open[k]) &&
+	    orcu__likely(b->n + 2 < b->cap)) {
+		b->e[b->n].p = p;
+		if (k != BATCH_FREE)
+			b->e[b->n + 1].deleter = deleter;
+		b->n += k != BATCH_FREE ? 2 : 1;
+		added = true;
+	}
+	/* Pairs with the acquire of busy in steal_locked(). */
+	orcu__store_release(&r->busy, 0);
+	return added;
+}
+
+/* Point 2, the owner's half.  False: a flusher is at work; retry. */
+static bool owner_enter(struct free_rec *r)
+{
+	orcu__store_relaxed(&r->busy, 1);
+	/* Pairs with orcu__membarrier_master() in steal_locked(). */
+	orcu__mb_slave();
+	/* Acquire pairs with the release that lowers flush in
+	 * steal_locked(). */
+	if (orcu__likely(!orcu__load_acquire(&r->flush)))
+		return true;
+	orcu__store_release(&r->busy, 0);
+	while (orcu__load_acquire(&r->flush))
+		sched_yield();
+	return false;
+}
+
+static void owner_exit(struct free_rec *r)
+{
+	/* Pairs with the acquire of busy in steal_locked(). */
+	orcu__store_release(&r->busy, 0);
+}
+
+/* Add p (and its deleter) to this thread's open batch of kind k, opening
+ * one, or posting the one it fills.  Returns 0, or -ENOMEM when no batch
+ * memory can be had (nothing was added). */
+static int add_slow(unsigned k, void *p, void (*deleter)(void *))
+{
+	struct free_rec *r = own_rec;
+	struct batch *b, *full = NULL, *fresh = NULL;
+	bool arm = false;
+
+	if (!r && !(r = rec_new()))
+		return -ENOMEM;
+	for (;;) {
+		if (!owner_enter(r))
+			continue;
+		b = r->open[k];
+		if (!b) {
+			if (!fresh) {
+				owner_exit(r);
+				if (!(fresh = batch_new(r, k)))
+					return -ENOMEM;
+				continue;
+			}
+			b = r->open[k] = fresh;
+			fresh = NULL;
+			arm = !r->tick_armed;
+			r->tick_armed = true;
+		}
+		b->e[b->n++].p = p;
+		if (k != BATCH_FREE)
+			b->e[b->n++].deleter = deleter;
+		if (b->n + 2 > b->cap) {
+			full = b;
+			r->open[k] = NULL;
+			/* Posted before the section ends (point 3). */
+			if (RINGED(k))
+				orcu__store_relaxed(&full->refs, 2);
+			batch_post(full);
+		}
+		owner_exit(r);
+		break;
+	}
+	/* A flusher took the open batch while we allocated: keep the page. */
+	if (fresh && !r->spare)
+		r->spare = fresh;
+	else
+		free(fresh);
+	if (full && RINGED(k))
+		ring_push(r, full);
+	if (arm)
+		orcu_call_lazy(&r->tick, tick_cb);
+	return 0;
+}
+
+static inline int add(unsigned k, void *p, void (*deleter)(void *))
+{
+	if (orcu__likely(add_fast(own_rec, k, p, deleter)))
+		return 0;
+	return add_slow(k, p, deleter);
+}
+
+/* Point 4: no batch memory.  The caller was checked. */
+static void wait_and_delete(void *p, void (*deleter)(void *))
+{
+	orcu_synchronize();
+	if (deleter)
+		deleter(p);
+	else
+		free(p);
+}
+
+static inline void check_may_block(const char *call)
+{
+	struct orcu__reader *rd = &orcu__reader;
+
+	if (orcu__unlikely(rd->in_callback ||
+			   (orcu__load_relaxed(&rd->ctr) & ORCU__NEST_MASK)))
+		orcu__gp_check_caller(call);
+}
+
+void orcu_free(void *p)
+{
+	check_may_block("orcu_free");
+	if (p && orcu__unlikely(add(BATCH_FREE, p, NULL) != 0))
+		wait_and_delete(p, NULL);
+}
+
+void orcu_retire(void *p, void (*deleter)(void *))
+{
+	check_may_block("orcu_retire");
+	if (!deleter)
+		orcu__misuse("orcu_retire", "NULL deleter");
+	if (p && orcu__unlikely(add(BATCH_RETIRE, p, deleter) != 0))
+		wait_and_delete(p, deleter);
+}
+
+int orcu__retire_nb(void *p, void (*deleter)(void *))
+{
+	if (!deleter)
+		orcu__misuse("orcu_retire", "NULL deleter");
+	return p ? add(BATCH_RETIRE_HOT, p, deleter) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* orcu_free_rcu's fallback: one callback per head offset (point 4). */
+
+#define ORCU__OFFSET_CB(i) \
+	static void offset_cb_##i(struct orcu_head *h) \
+	{ free((char *)h - (i) * sizeof(void *)); }
+#define ORCU__OFFSET_CB8(a) \
+	ORCU__OFFSET_CB(a##0) ORCU__OFFSET_CB(a##1) ORCU__OFFSET_CB(a##2) \
+	ORCU__OFFSET_CB(a##3) ORCU__OFFSET_CB(a##4) ORCU__OFFSET_CB(a##5) \
+	ORCU__OFFSET_CB(a##6) ORCU__OFFSET_CB(a##7)
+#define ORCU__OFFSET_CB64(a) \
+	ORCU__OFFSET_CB8(a##0) ORCU__OFFSET_CB8(a##1) ORCU__OFFSET_CB8(a##2) \
+	ORCU__OFFSET_CB8(a##3) ORCU__OFFSET_CB8(a##4) ORCU__OFFSET_CB8(a##5) \
+	ORCU__OFFSET_CB8(a##6) ORCU__OFFSET_CB8(a##7)
+/* Octal indices (0777 is 511): 512 callbacks, offsets 0 to 511 words. */
+ORCU__OFFSET_CB64(00) ORCU__OFFSET_CB64(01) ORCU__OFFSET_CB64(02)
+ORCU__OFFSET_CB64(03) ORCU__OFFSET_CB64(04) ORCU__OFFSET_CB64(05)
+ORCU__OFFSET_CB64(06) ORCU__OFFSET_CB64(07)
+
+#define ORCU__OFFSET_REF(i) offset_cb_##i,
+#define ORCU__OFFSET_REF8(a) \
+	ORCU__OFFSET_REF(a##0) ORCU__OFFSET_REF(a##1) ORCU__OFFSET_REF(a##2) \
+	ORCU__OFFSET_REF(a##3) ORCU__OFFSET_REF(a##4) ORCU__OFFSET_REF(a##5) \
+	ORCU__OFFSET_REF(a##6) ORCU__OFFSET_REF(a##7)
+#define ORCU__OFFSET_REF64(a) \
+	ORCU__OFFSET_REF8(a##0) ORCU__OFFSET_REF8(a##1) ORCU__OFFSET_REF8(a##2) \
+	ORCU__OFFSET_REF8(a##3) ORCU__OFFSET_REF8(a##4) ORCU__OFFSET_REF8(a##5) \
+	ORCU__OFFSET_REF8(a##6) ORCU__OFFSET_REF8(a##7)
+static void (*const offset_cbs[])(struct orcu_head *) = {
+	ORCU__OFFSET_REF64(00) ORCU__OFFSET_REF64(01) ORCU__OFFSET_REF64(02)
+	ORCU__OFFSET_REF64(03) ORCU__OFFSET_REF64(04) ORCU__OFFSET_REF64(05)
+	ORCU__OFFSET_REF64(06) ORCU__OFFSET_REF64(07)
+};
+
+void orcu__free_rcu(void *p, size_t offset)
+{
+	/* The macro checks this at compile time; a direct call here. */
+	if (orcu__unlikely(offset >= ORCU_FREE_RCU_MAX_OFFSET || offset % sizeof(void *)))
+		orcu__misuse("orcu_free_rcu", "the head is not within the object's first "
+			     "ORCU_FREE_RCU_MAX_OFFSET bytes at a pointer-aligned offset");
+	if (p && orcu__unlikely(add(BATCH_FREE, p, NULL) != 0))
+		orcu_call((struct orcu_head *)((char *)p + offset),
+			  offset_cbs[offset / sizeof(void *)]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Flushes: barrier, drain, fork */
+
+int orcu__free_flush_all(void)
+{
+	struct free_rec **rs = NULL;
+	struct batch **out = NULL;
+	int nr = 0, n = 0;
+
+	pthread_mutex_lock(&recs_lock);
+	for (struct free_rec *r = recs; r; r = r->next)
+		nr++;
+	rs = nr ? malloc(sizeof(*rs) * (size_t)nr) : NULL;
+	out = nr ? malloc(sizeof(*out) * NR_KINDS * (size_t)nr) : NULL;
+	if (rs && out) {
+		int i = 0;
+
+		/* One membarrier() for every thread's records. */
+		for (struct free_rec *r = recs; r; r = r->next)
+			rs[i++] = r;
+		n = steal_locked(rs, nr, out, false);
+		for (i = 0; i < n; i++)
+			batch_post(out[i]);   /* under recs_lock: point 3 */
+	} else {
+		/* No memory for the lists: a record at a time. */
+		for (struct free_rec *r = recs; r; r = r->next) {
+			struct batch *one[NR_KINDS];
+			int k = steal_locked(&r, 1, one, false);
+
+			for (int j = 0; j < k; j++)
+				batch_post(one[j]);
+			n += k;
+		}
+	}
+	pthread_mutex_unlock(&recs_lock);
+	free(out);
+	free(rs);
+	return n;
+}
+
+void orcu__free_fork_prepare(void)
+{
+	pthread_mutex_lock(&recs_lock);
+}
+
+void orcu__free_fork_parent(void)
+{
+	pthread_mutex_unlock(&recs_lock);
+}
+
+void orcu__free_fork_child(void)
+{
+	/* Point 5: only this thread runs, and it is in no addition.  A batch
+	 * a thread that is gone was freeing itself is done here: its
+	 * callback must not wait for it (what it had not freed stays). */
+	for (struct free_rec *r = recs; r; r = r->next) {
+		orcu__store_relaxed(&r->busy, 0);
+		orcu__store_relaxed(&r->flush, 0);
+		for (int i = 0; i < RING; i++)
+			if (r->ring[i] && orcu__load_relaxed(&r->ring[i]->claim) == CLAIM_POSTER)
+				orcu__store_relaxed(&r->ring[i]->claim, CLAIM_DONE);
+	}
+	pthread_mutex_unlock(&recs_lock);
+}

@@ -1,0 +1,17 @@
+/*
+ * free.h - the interface of free.c (orcu_free, orcu_retire) to the
+ * modules beside it: the flush of every thread's open batches, and its
+ * fork handlers.
+ */
+#ifndef ORCU_FREE_H
+#define ORCU_FREE_H
+
+#include "os.h"
+
+/* free.c: post every thread's open batches now; returns how many. */
+int orcu__free_flush_all(void);
+void orcu__free_fork_prepare(void);
+void orcu__free_fork_parent(void);
+void orcu__free_fork_child(void);
+
+#endif
