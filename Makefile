@@ -10,6 +10,8 @@
 #   make models     Promela models with spin
 #   make bench      benchmarks against liburcu, ck_epoch, rwlock -> docs/PERFORMANCE.md
 #   make fuzz       libFuzzer run of the configuration parsers (FUZZ_SECONDS=60)
+#   make cross      cross builds for aarch64 ppc64le s390x riscv64 armhf i686,
+#                   part of the suite under qemu-user (ARCHES=all, or a list)
 # The targets above install missing Debian packages first (make deps, that is
 # scripts/install-deps.sh).  make build / make all / make install only
 # configure and compile: cmake says what is missing, nothing is installed.
@@ -70,6 +72,13 @@ bench: deps
 
 fuzz: deps
 	@bash fuzz/run.sh $(FUZZ_SECONDS)
+
+# Cross architectures (scripts/cross-test.sh): installs the missing
+# cross compilers and qemu-user, builds in build-cross-ARCH.
+ARCHES ?= all
+.PHONY: cross
+cross:
+	@bash scripts/cross-test.sh --install $(ARCHES)
 
 install: build
 	cmake --install $(BUILD)

@@ -594,7 +594,10 @@ ORCU_API void orcu__qsbr_check_lock(void);
 
 static inline void orcu__mb_slave(void)
 {
-	/* Pairs with the membarrier() or full fence in the GP engine. */
+	/* Pairs with the membarrier() or full fence in the GP engine.  The
+	 * signal fence orders nothing on the CPU, on any CPU: the GP's
+	 * membarrier() runs a full barrier on ours (docs/DESIGN-NOTES.md,
+	 * pairs #4 and #5). */
 	if (__builtin_expect(ORCU__LOAD_RELAXED(&orcu__has_membarrier), 1))
 		ORCU__SIGNAL_FENCE();
 	else

@@ -2,6 +2,16 @@
  * atomics.h - the memory-order vocabulary of orcu over <stdatomic.h>.
  * Every atomic access in the engine goes through these names so the order
  * is in the name (mimalloc style).  Owns nothing; used by every module.
+ *
+ * Weakly ordered CPUs (aarch64, ppc64le, armhf).  These names and
+ * membarrier() are the only ordering the library has: no fence per
+ * architecture.  A release/acquire pair holds there by C11 alone (gcc
+ * emits stlr/ldar, lwsync/isync, dmb ish).  A store followed by a load of
+ * another word (a sleeper and its waker, a reader and the GP) needs a full
+ * barrier on both sides, which x86 needs too: a seq_cst fence, a seq_cst
+ * RMW, or membarrier() standing in for the cheap side's.  Each such pair
+ * is numbered in docs/DESIGN-NOTES.md ("Memory-ordering pairs"), with its
+ * C11 argument and its model; its code names the number ("pair #1").
  */
 #ifndef ORCU_ATOMICS_H
 #define ORCU_ATOMICS_H

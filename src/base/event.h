@@ -73,7 +73,8 @@ static inline void orcu__event_reset(struct orcu__event *ev)
 static inline uint32_t orcu__event_prepare(struct orcu__event *ev)
 {
 	orcu__fetch_add_relaxed(&ev->waiters, 1);
-	/* Point 1: pairs with the fence in orcu__event_notify_n(). */
+	/* Point 1: pairs with the fence in orcu__event_notify_n() (pair #1:
+	 * dmb ish / sync on the weakly ordered CPUs). */
 	orcu__fence_seq_cst();
 	/* Point 2: pairs with the release bump in orcu__event_notify_n(). */
 	return orcu__load_acquire(&ev->seq);

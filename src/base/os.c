@@ -181,6 +181,16 @@ uint64_t orcu__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The futex call that reads our struct timespec: on a 32-bit build with a
+ * 64-bit time_t (-D_TIME_BITS=64, as Debian's armhf packages are built)
+ * SYS_futex reads the first half of tv_sec as tv_nsec, so every timeout
+ * under a second became 0 (a wait spun); futex_time64 reads it whole. */
+#if defined(SYS_futex_time64)
+#define FUTEX_WAIT_NR (sizeof(time_t) > sizeof(long) ? SYS_futex_time64 : SYS_futex)
+#else
+#define FUTEX_WAIT_NR SYS_futex
+#endif
+
 static int futex_wait_raw(void *addr, uint32_t val, int64_t timeout_ns)
 {
 	struct timespec ts, *tsp = NULL;
@@ -190,7 +200,7 @@ static int futex_wait_raw(void *addr, uint32_t val, int64_t timeout_ns)
 		ts.tv_nsec = timeout_ns % 1000000000;
 		tsp = &ts;
 	}
-	if (syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0) < 0)
+	if (syscall(FUTEX_WAIT_NR, addr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0) < 0)
 		return -errno;
 	return 0;
 }

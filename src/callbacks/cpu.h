@@ -21,8 +21,11 @@ void orcu__cpu_set_offload(int cpu, bool on);
 
 /* The slot the calling thread posts to (cpu.c): its library slot, the
  * slot it bound itself to, or the CPU it runs on, read from the rseq area
- * the C library registered (one load), else asked of sched_getcpu().  A
- * CPU seen for the first time comes online. */
+ * the C library registered (one load), else asked of sched_getcpu(): when
+ * rseq is not registered (qemu-user), or where the compiler has no
+ * __builtin_thread_pointer() to find the area (gcc 12 on ppc64le; see
+ * ORCU_HAVE_RSEQ_OFFSET in CMakeLists.txt).  A CPU seen for the first
+ * time comes online. */
 #ifdef ORCU_HAVE_RSEQ_OFFSET
 #include <sys/rseq.h>
 #endif

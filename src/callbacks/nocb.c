@@ -258,7 +258,8 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 	/* Posts to threads' own queues are plain stores with no fence before
 	 * the posters read `sleep` (postq.c point 5): membarrier() makes every
 	 * CPU running one of them pass a full barrier, which puts each such
-	 * post before our re-scan or its read of `sleep` after our store.
+	 * post before our re-scan or its read of `sleep` after our store
+	 * (pair #3; no C11 order does this: membarrier(2) promises it).
 	 * With no queue owned in the group (seq_cst, pairs with the claimer's
 	 * count in postq.c owners_add()), nobody posts that way. */
 	if (orcu__load_seq_cst(&l->postq_owners) && orcu__load_relaxed(&orcu__has_membarrier))

@@ -238,7 +238,7 @@ bool orcu__serve_posted(void)
 	 * exchange of the shared queue does (postq.c point 5).  Pairs with the
 	 * fence in serve_unserved() and the exchange in leader_main(): either
 	 * the scan after that exchange sees our callback, or the adopter's
-	 * flag we read is 0 and we wake it (slot.c). */
+	 * flag we read is 0 and we wake it (slot.c; pair #11). */
 	orcu__fence_seq_cst();
 	if (orcu__nocb_wake_adopter())
 		return true;

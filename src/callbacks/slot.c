@@ -111,7 +111,9 @@ bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 	 * tail; a seq_cst load of `sleep` after it pairs with the seq_cst
 	 * store of `sleep` and the fence in orcu__event_prepare() before the
 	 * seq_cst re-scan in leader_sleep() (one of us sees the other), with
-	 * no fence on the posting path.  A forced wake published `force`
+	 * no fence on the posting path (pair #2: on aarch64 this ldar does
+	 * not pass the exchange's stlxr/swpal; ppc64le and armhf fence the
+	 * exchange).  A forced wake published `force`
 	 * relaxed: it fences, and notifies whatever the state (the leader
 	 * may wait for a GP, awake). */
 	if (force)
@@ -603,7 +605,8 @@ static void fork_park(struct orcu__slot *s)
 static void chain_begin(struct orcu__slot *s)
 {
 	/* Pairs with orcu__slots_fork_quiesce(): it raises fork_pending,
-	 * then reads in_chain; we set in_chain, then read fork_pending. */
+	 * then reads in_chain; we set in_chain, then read fork_pending
+	 * (pair #12: all seq_cst, so one of us sees the other). */
 	orcu__store_seq_cst(&s->inv.in_chain, 1);
 	if (orcu__unlikely(orcu__load_seq_cst(&fork_pending)))
 		fork_park(s);

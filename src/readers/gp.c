@@ -622,7 +622,8 @@ void orcu__gp_after_fork_child(void)
  * wants a GP for) before its read of gp_seq; pairs with the full barrier
  * that opens every GP's reader wait (orcu__registry_wait_readers()), which
  * comes after gp_seq turns odd.  Either we see that GP as started, and
- * snap waits for the next one, or its reader wait follows our stores. */
+ * snap waits for the next one, or its reader wait follows our stores
+ * (pair #9). */
 unsigned long orcu__gp_snap(void)
 {
 	orcu__fence_seq_cst();

@@ -262,7 +262,7 @@ int orcu__register(int kind, const char *call)
 	 * (point 5).  Pairs with the fences of the updaters' snapshots
 	 * (orcu__gp_snap()): either a GP waits for us, or we see what it was
 	 * for.  The unlock above is only a release: on arm64 our first loads
-	 * could pass it. */
+	 * could pass it (pair #8). */
 	orcu__fence_seq_cst();
 	return 0;
 }
@@ -403,7 +403,8 @@ static void qsbr_announce(struct orcu__reader *r, unsigned long g)
 	/* Release: reads before the quiescent state are done.  Pairs with
 	 * the acquire in qsbr_holds(). */
 	orcu__store_release(&r->qs_seq, g);
-	/* Pairs with the fence after orcu__gp_wait = 1 in wait_phase(). */
+	/* Pairs with the fence after orcu__gp_wait = 1 in wait_phase()
+	 * (pair #6). */
 	orcu__fence_seq_cst();
 	if (orcu__load_relaxed(&orcu__gp_wait))
 		orcu__reader_wake_gp();
@@ -504,7 +505,7 @@ void orcu__memb_unpark(void)
 	orcu__delay(ORCU__DELAY_MEMB_UNPARK);
 	/* Point 4: our next section's reads come after this store in the
 	 * single total order.  Pairs with the fence that opens
-	 * orcu__registry_wait_readers() before it reads our ctr. */
+	 * orcu__registry_wait_readers() before it reads our ctr (pair #7). */
 	orcu__fence_seq_cst();
 	/* Only now may a section open on the fast path. */
 	orcu__store_relaxed(&r->ctr, ORCU__MEMB_IDLE);
@@ -776,7 +777,8 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 		need = held & HELD_MEMB ? ARM_MEMBARRIER : ARM_FENCE;
 		if (armed < need) {
 			/* Pairs with the reader's store -> load of orcu__gp_wait
-			 * (orcu_read_unlock(), qsbr_announce()). */
+			 * (orcu_read_unlock(), qsbr_announce(): pairs #5 and #6;
+			 * a memb reader fences only through this membarrier()). */
 			orcu__store_seq_cst(&orcu__gp_wait, 1);
 			if (need == ARM_MEMBARRIER) {
 				orcu__membarrier_master();

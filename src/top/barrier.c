@@ -104,7 +104,7 @@ static void barrier_start(void)
 	/* Pairs with the fence in orcu__barrier_timed(): a caller posted,
 	 * fenced, then read barrier_seq; we stored it, fence, then read each
 	 * slot's counts.  Either it saw this barrier start (and waits for the
-	 * next one), or this pass sees its callbacks counted. */
+	 * next one), or this pass sees its callbacks counted (pair #10). */
 	orcu__fence_seq_cst();
 	orcu__store_relaxed(&barrier_count, 1);
 	orcu__trace1(barrier_start, orcu__load_relaxed(&barrier_seq));

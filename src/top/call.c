@@ -148,7 +148,8 @@ static void postq_posted(struct orcu__slot *s, unsigned long posted, bool claime
 	 * (nocb.c) after its seq_cst store of `sleep`.  Without the fence
 	 * the compiler barrier keeps the store of `posted` before the load
 	 * of `sleep` in the code as models/postq_wake.pml has them, and the
-	 * leader's membarrier() orders them on the CPU (postq.c point 5). */
+	 * leader's membarrier() orders them on the CPU (postq.c point 5;
+	 * pair #3: the kernel's smp_mb() on our CPU, on any CPU). */
 	if (orcu__unlikely(claimed || !orcu__load_relaxed(&orcu__has_membarrier)))
 		orcu__fence_seq_cst();
 	else
