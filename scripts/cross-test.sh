@@ -2,9 +2,9 @@
 # cross-test.sh ARCH... | all - build orcu with Debian's cross compiler for
 # each ARCH (aarch64 ppc64le s390x riscv64 armhf i686) and run part of the
 # test suite on it: the quick tests labelled unit, api, barrier, hotplug
-# and degraded (and fork on i686), then one 20-second orcu-torture run.  aarch64, ppc64le,
-# s390x, riscv64 and armhf run under qemu-user; i686 runs natively,
-# through the i686 dynamic loader.  Prints one summary line per ARCH:
+# and degraded (and fork on i686), then one 20-second orcu-torture run.
+# aarch64, ppc64le, s390x, riscv64 and armhf run under qemu-user; i686
+# runs natively, through the i686 dynamic loader.  Prints one summary line per ARCH:
 # tests run, passed, failed, skipped and why.  Exit status 1 if any
 # build, test or torture run failed.
 #
@@ -29,8 +29,8 @@ areas="unit|api|barrier|hotplug|degraded"
 # qemu's lines, seen from test_callback_may_take_library_locks, which forks
 # from callbacks and starts threads in the child).  So fork/ is not run
 # there, nor the one test below; both run natively (make test, and here on
-# i686).  The other tests that fork (a bare child, or a threaded one
-# that only exits) pass under qemu and are run.
+# i686).  The other tests that fork pass under qemu (three repeats on
+# ppc64le) and are run.
 qemu_skip="test_callback_may_take_library_locks"
 qemu_why="qemu-user cannot fork a threaded guest reliably"
 

@@ -73,6 +73,11 @@ static int call_twice(void *a)
 	 * timer: an hour, so the second post surely finds the first. */
 	setenv("ORCU_LAZY_MS", "3600000", 1);
 	CHECK_EQ(orcu_register_thread(), 0);
+	/* Both posts on one slot: a thread moved to another CPU between
+	 * them posts the second where nothing cheap can see the first (a
+	 * case only ORCU_CHECK_CALLS catches), and the child then waits for
+	 * an abort that never comes. */
+	CHECK_EQ(orcu_thread_bind_cpu(0), 0);
 	orcu_read_lock();
 	if (lazy) {
 		orcu_call_lazy(&twice, nop_cb);
