@@ -75,8 +75,8 @@ static int call_twice(void *a)
 	CHECK_EQ(orcu_register_thread(), 0);
 	/* Both posts on one slot: a thread moved to another CPU between
 	 * them posts the second where nothing cheap can see the first (a
-	 * case only ORCU_CHECK_CALLS catches), and the child then waits for
-	 * an abort that never comes. */
+	 * case only ORCU_CHECK_CALLS catches): both would run, or the lazy
+	 * child would wait for an abort that never comes. */
 	CHECK_EQ(orcu_thread_bind_cpu(0), 0);
 	orcu_read_lock();
 	if (lazy) {
