@@ -28,10 +28,11 @@ areas="unit|api|barrier|hotplug|degraded"
 # "rcu_read_unlock: Assertion `p_rcu_reader->depth != 0' failed" are
 # qemu's lines, seen from test_callback_may_take_library_locks, which forks
 # from callbacks and starts threads in the child).  So fork/ is not run
-# there, nor the one test below; both run natively (make test, and here on
-# i686).  The other tests that fork pass under qemu (three repeats on
-# ppc64le) and are run.
-qemu_skip="test_callback_may_take_library_locks"
+# there, nor the two tests below; both run natively (make test, and here on
+# i686).  test_unload_with_pending's fork-child case fails the same way
+# (armhf: "qemu_plugin_vcpu_init_hook: assertion failed").  The other
+# tests that fork pass under qemu (three repeats on ppc64le) and are run.
+qemu_skip="test_callback_may_take_library_locks test_unload_with_pending"
 qemu_why="qemu-user cannot fork a threaded guest reliably"
 
 triplet_of() {
