@@ -487,8 +487,8 @@ ORCU_API void orcu_set_stall_handler(orcu_stall_handler_t handler, void *arg);
 /*
  * orcu_shutdown - wait for every pending callback (as orcu_drain(-1)),
  * those kept while orcu could not start for want of memory included (it
- * retries the start until it can), then stop and join every library thread; orcu holds no thread and no
- * memory a leak checker would report.  Reusable after: the next call that
+ * runs them itself if it must), then stop and join every library thread;
+ * orcu holds no thread and no memory a leak checker would report.  Reusable after: the next call that
  * needs orcu starts it again.  Returns 0; a caller that finds another
  * shutdown in progress returns -EBUSY at once (concurrent callers either
  * complete or get -EBUSY, never hang).  Not in a reader section nor in a

@@ -113,6 +113,9 @@ static const char *post_place(const void *where, char *place, size_t size_place)
 	const char *call = "orcu_call";
 	long slot = -1;
 
+	/* Slot 0 is not in the array (os.h): measured from its own record. */
+	if (orcu__g.slot0 && w - (uintptr_t)orcu__g.slot0 < size)
+		base = (uintptr_t)orcu__g.slot0;
 	if (orcu__g.slots && w >= base && w < base + size * (size_t)orcu__g.nr_possible) {
 		slot = (long)((w - base) / size);
 		if ((w - base) % size == orcu__g.slot_lazyq_at)

@@ -23,7 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-struct orcu__global orcu__g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+/* No flood control on slot 0 before a configuration sets the marks. */
+struct orcu__global orcu__g = { .lock = PTHREAD_MUTEX_INITIALIZER, .qhimark = LONG_MAX };
 struct orcu__counters orcu__cnt;
 __thread struct orcu__tls orcu__tls __attribute__((tls_model("initial-exec"))) =
 	{ .bound_cpu = -1, .library_slot = -1 };

@@ -101,11 +101,15 @@ struct orcu__global {
 	int futex_hash;                /* ORCU_FUTEX_HASH: size the futex hash (os.c) */
 	uint64_t *housekeeping;        /* bitmap over real CPUs or NULL */
 
-	struct orcu__slot *slots;      /* [nr_possible] */
+	/* [nr_possible] and [nr_groups], element 0 unused: slot 0 and
+	 * leader 0 are static (slot.h), and the only ones before a
+	 * configuration. */
+	struct orcu__slot *slots;
 	/* The slots' geometry, for a report that names a slot (mpsc.c):
-	 * sizeof (struct orcu__slot) and where its lazy queue is. */
+	 * sizeof (struct orcu__slot), where its lazy queue is, slot 0. */
 	size_t slot_bytes, slot_lazyq_at;
-	struct orcu__leader *leaders;  /* [nr_groups] */
+	const void *slot0;
+	struct orcu__leader *leaders;
 	/* Bit g of word g / 64: leader g waits for a GP (nocb.c point 3).
 	 * Leaders set and clear their bit; a GP end reads the words and
 	 * clears the bits of the leaders it wakes.  One cache line for 512

@@ -23,6 +23,8 @@
 #include <sched.h>
 #include <string.h>
 
+/* The slots and leaders past the static ones (slot.h): element 0 of
+ * each array is unused.  Slot 0 keeps what was posted to it before. */
 int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *nocbs)
 {
 	struct orcu__slot *slots;
@@ -41,25 +43,29 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 		free(gp_wait);
 		return -ENOMEM;
 	}
+	orcu__g.slots = slots;
+	orcu__g.leaders = leaders;
 	memset(leaders, 0, sizeof(*leaders) * (size_t)ngroups);
 	for (int g = 0; g < ngroups; g++) {
-		leaders[g].first = g * stride;
-		leaders[g].nslots = nr_possible - g * stride < stride ?
-				    nr_possible - g * stride : stride;
+		orcu__leader_of(g)->first = g * stride;
+		orcu__leader_of(g)->nslots = nr_possible - g * stride < stride ?
+					     nr_possible - g * stride : stride;
 	}
 	for (int i = 0; i < nr_possible; i++) {
-		orcu__slot_init(&slots[i], i, &leaders[i / stride]);
+		struct orcu__slot *s = orcu__slot_of(i);
+
+		if (i)
+			orcu__slot_init(s, i, orcu__leader_of(i / stride));
 		if (orcu__bit_test(online, i))
-			orcu__slot_set_online(&slots[i]);
+			orcu__slot_set_online(s);
 		/* Born INLINE, counted in nr_inline until offloaded. */
 		orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
 		if (orcu__bit_test(nocbs, i))
-			orcu__slot_set_offloaded(&slots[i], true);
+			orcu__slot_set_offloaded(s, true);
 	}
-	orcu__g.slots = slots;
 	orcu__g.slot_bytes = sizeof(*slots);
 	orcu__g.slot_lazyq_at = offsetof(struct orcu__slot, post.lazyq);
-	orcu__g.leaders = leaders;
+	orcu__g.slot0 = &orcu__slot0;
 	orcu__g.leader_gp_wait = gp_wait;
 	return 0;
 }
@@ -81,7 +87,7 @@ int orcu__cpu_start_slots(void)
 
 	ORCU__ASSERT_HELD(&orcu__g.lock);
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
+		struct orcu__slot *s = orcu__slot_of(i);
 		int err;
 
 		if (!needs_threads(s))
@@ -130,7 +136,7 @@ int orcu__cpu_check(const char *call, int cpu)
 static bool other_online_slot(int avoid)
 {
 	for (int i = 0; i < orcu__g.nr_possible; i++)
-		if (i != avoid && orcu__slot_online(&orcu__g.slots[i]))
+		if (i != avoid && orcu__slot_online(orcu__slot_of(i)))
 			return true;
 	return false;
 }
@@ -141,7 +147,7 @@ int orcu__cpu_online(int cpu)
 	struct orcu__slot *s;
 	int ret = 0;
 
-	s = &orcu__g.slots[cpu];
+	s = orcu__slot_of(cpu);
 	pthread_mutex_lock(&orcu__g.lock);
 	orcu__slot_set_online(s);
 	ret = orcu__nocb_spawn_slot(s);
@@ -155,7 +161,7 @@ int orcu__cpu_online(int cpu)
  * (nocb.c scan_done()); the caller wakes its server. */
 int orcu__cpu_offline(int cpu)
 {
-	struct orcu__slot *s = &orcu__g.slots[cpu];
+	struct orcu__slot *s = orcu__slot_of(cpu);
 	int ret = 0;
 
 	pthread_mutex_lock(&orcu__g.lock);
@@ -172,7 +178,7 @@ int orcu__cpu_offline(int cpu)
 /* orcu_cpu_offload / orcu_cpu_deoffload (entry.c): cpu was checked. */
 void orcu__cpu_set_offload(int cpu, bool on)
 {
-	struct orcu__slot *s = &orcu__g.slots[cpu];
+	struct orcu__slot *s = orcu__slot_of(cpu);
 
 	orcu__slot_set_offloaded(s, on);
 	/* The leader re-decides who invokes this slot's ready callbacks. */

@@ -52,14 +52,14 @@ static inline struct orcu__slot *orcu__current_slot(void)
 	int cpu;
 
 	if (orcu__tls.library_slot >= 0)
-		return &orcu__g.slots[orcu__tls.library_slot];
+		return orcu__slot_of(orcu__tls.library_slot);
 	if (orcu__tls.bound_cpu >= 0)
-		return &orcu__g.slots[orcu__tls.bound_cpu];
+		return orcu__slot_of(orcu__tls.bound_cpu);
 	cpu = orcu__getcpu();
 	/* A division only when the topology has fewer slots than CPUs. */
 	if (orcu__unlikely(cpu >= orcu__g.nr_possible))
 		cpu %= orcu__g.nr_possible;
-	s = &orcu__g.slots[cpu];
+	s = orcu__slot_of(cpu);
 	if (orcu__unlikely(!orcu__slot_ever_online(s)))
 		orcu__mark_seen(s);
 	return s;

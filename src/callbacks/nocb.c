@@ -78,7 +78,7 @@ static _Atomic int leaders_waiting;
 /* Bit of leader l in orcu__g.leader_gp_wait. */
 static _Atomic uint64_t *gp_wait_word(const struct orcu__leader *l, uint64_t *bit)
 {
-	int g = (int)(l - orcu__g.leaders);
+	int g = l->first / orcu__g.stride;
 
 	*bit = 1ull << (g % 64);
 	return &orcu__g.leader_gp_wait[g / 64];
@@ -99,7 +99,7 @@ void orcu__nocb_gp_done(unsigned long seq)
 
 		while (bits) {
 			int g = w * 64 + __builtin_ctzll(bits);
-			struct orcu__leader *l = &orcu__g.leaders[g];
+			struct orcu__leader *l = orcu__leader_of(g);
 			uint64_t bit = bits & -bits;
 
 			bits &= bits - 1;
@@ -223,7 +223,7 @@ static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 static bool group_has_new(struct orcu__leader *l)
 {
 	for (int i = l->first; i < l->first + l->nslots; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
+		struct orcu__slot *s = orcu__slot_of(i);
 
 		if (!orcu__load_relaxed(&s->st.attached))
 			continue;
@@ -292,7 +292,7 @@ static long leader_invoke(struct orcu__leader *l, bool orphans)
 	long n = 0;
 
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
+		struct orcu__slot *s = orcu__slot_of(i);
 		bool ours = i >= l->first && i < l->first + l->nslots &&
 			    orcu__load_relaxed(&s->st.attached);
 
@@ -311,7 +311,7 @@ static bool scan_orphans(uint64_t now, struct scan *sc)
 	bool found = false;
 
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
+		struct orcu__slot *s = orcu__slot_of(i);
 
 		if (!orphan_with_work(s))
 			continue;
@@ -394,7 +394,7 @@ static void *leader_main(void *arg)
 				orphans = scan_orphans(now, &sc);
 		}
 		for (int i = l->first; i < l->first + l->nslots; i++) {
-			struct orcu__slot *s = &orcu__g.slots[i];
+			struct orcu__slot *s = orcu__slot_of(i);
 
 			/* Order: as in orphan_with_work(). */
 			if (orcu__load_relaxed(&s->st.attached))
@@ -542,7 +542,7 @@ void orcu__nocb_request_stop(void)
 	 * the GP thread instead). */
 	orcu__store_relaxed(&orcu__g.adopter, NULL);
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
-		struct orcu__leader *l = &orcu__g.leaders[g];
+		struct orcu__leader *l = orcu__leader_of(g);
 
 		if (!orcu__load_relaxed(&l->exists))
 			continue;
@@ -553,7 +553,7 @@ void orcu__nocb_request_stop(void)
 		orcu__nocb_wake_leader(l, true);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
+		struct orcu__slot *s = orcu__slot_of(i);
 
 		if (orcu__load_relaxed(&s->st.has_follower))
 			orcu__slot_follower_stop(s);
@@ -565,7 +565,7 @@ void orcu__nocb_request_stop(void)
 void orcu__nocb_join_all(void)
 {
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
-		struct orcu__leader *l = &orcu__g.leaders[g];
+		struct orcu__leader *l = orcu__leader_of(g);
 
 		/* Order: orcu__g.lock.  l->tid was written under it, and
 		 * orcu__nocb_request_stop() took it after every spawn in
@@ -574,7 +574,7 @@ void orcu__nocb_join_all(void)
 			orcu__join(l->tid);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
+		struct orcu__slot *s = orcu__slot_of(i);
 
 		/* Pairs with the release in orcu__slot_follower_started():
 		 * follower_tid was written before it. */
@@ -595,7 +595,7 @@ void orcu__nocb_forget_all(void)
 		orcu__store_relaxed(&orcu__g.leader_gp_wait[w], 0);
 	orcu__store_relaxed(&leaders_waiting, 0);
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
-		struct orcu__leader *l = &orcu__g.leaders[g];
+		struct orcu__leader *l = orcu__leader_of(g);
 
 		orcu__store_relaxed(&l->exists, 0);
 		orcu__store_relaxed(&l->force, 0);
@@ -603,7 +603,7 @@ void orcu__nocb_forget_all(void)
 		orcu__store_relaxed(&l->sleep, ORCU__LEADER_SLEEPING);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++)
-		orcu__slot_forget_threads(&orcu__g.slots[i]);
+		orcu__slot_forget_threads(orcu__slot_of(i));
 	orcu__store_relaxed(&orcu__g.leaders_alive, 0);
 	orcu__store_relaxed(&orcu__g.followers_alive, 0);
 }

@@ -43,6 +43,15 @@ struct orcu__leader {
 	pthread_t tid;
 };
 
+/* Group g's leader: leader 0 is static, like slot 0 (slot.h), and
+ * defined beside it in slot.c. */
+ORCU__HIDDEN extern struct orcu__leader orcu__leader0;
+
+static inline struct orcu__leader *orcu__leader_of(int g)
+{
+	return g ? &orcu__g.leaders[g] : &orcu__leader0;
+}
+
 /* nocb.c */
 int orcu__nocb_spawn_slot(struct orcu__slot *s);      /* under orcu__g.lock */
 void orcu__nocb_request_stop(void);                   /* under orcu__g.lock */

@@ -108,16 +108,16 @@ void orcu__retry(bool wait)
 	pthread_mutex_unlock(&orcu__g.lock);
 }
 
-/* Point 4: callbacks may wait with no thread for them (a fork child, held
- * callbacks put on a slot by a late configuration).  Under orcu__g.lock. */
+/* Point 4: callbacks may wait with no thread for them (a fork child, a
+ * configuration after posts to slot 0).  Under orcu__g.lock. */
 void orcu__serve_mark_pending(void)
 {
 	bool work = false;
 
 	retry_backoff_ns = 0;
 	orcu__store_relaxed(&orcu__g.retry_after_ns, 0);
-	for (int i = 0; orcu__load_relaxed(&orcu__g.initialized) && i < orcu__g.nr_possible; i++)
-		work |= orcu__slot_has_work(&orcu__g.slots[i]);
+	for (int i = 0; i < orcu__nr_slots(); i++)
+		work |= orcu__slot_has_work(orcu__slot_of(i));
 	orcu__store_relaxed(&orcu__g.degraded, work);
 	orcu__store_relaxed(&orcu__g.unserved, work);
 }
@@ -160,8 +160,8 @@ static void serve_slot(struct orcu__slot *s)
  * callback counted after the check raises its own flag (point 1). */
 static void serve_unattached(void)
 {
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
+	for (int i = 0; i < orcu__nr_slots(); i++) {
+		struct orcu__slot *s = orcu__slot_of(i);
 
 		if (!orcu__load_relaxed(&s->st.attached) && orcu__slot_has_work(s))
 			serve_slot(s);

@@ -4,8 +4,12 @@
  * callbacks (one invoker at a time, in FIFO order, with no lock held while
  * user code runs), repairing slots in a fork child, and the waking side of
  * nocb.c's sleep protocol.  Callbacks never leave the slot they were
- * posted to.  Calls cblist.c, mpsc.c, postq.c (take), postcheck.c
- * (forget) and os.c.
+ * posted to.  Slot 0 and its group's leader are static records here:
+ * they exist from program load, so a callback posted before any
+ * configuration, or when one fails for want of memory, waits on slot 0
+ * like any other, served by whoever serves a slot without threads
+ * (serve.c) until the threads start.  Calls cblist.c, mpsc.c, postq.c
+ * (take), postcheck.c (forget) and os.c.
  * Reads registry.c's reader record (qsbr context).
  *
  * Why each callback runs once, in order, and none is lost.
@@ -170,6 +174,19 @@ void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
 		orcu__trace1(follower_wake, s->st.cpu);
 	}
 }
+
+/* Slot 0 and its leader (slot.h): as orcu__slot_init() sets up a slot,
+ * at program load.  The leader's group size is the configuration's
+ * (cpu.c); its zeros are a leader that does not exist. */
+struct orcu__leader orcu__leader0 = { .nslots = 1 };
+struct orcu__slot orcu__slot0 = {
+	.post = { .newq = { .tail = &orcu__slot0.post.newq.head },
+		  .lazyq = { .tail = &orcu__slot0.post.lazyq.head } },
+	/* CPU 0, NEVER_ONLINE, INLINE: zeros. */
+	.st = { .leader = &orcu__leader0 },
+	.inv = { .cb_lock = PTHREAD_MUTEX_INITIALIZER,
+		 .cbl = { .tails = { [0 ... ORCU__CBL_NSEGS - 1] = &orcu__slot0.inv.cbl.head } } },
+};
 
 void orcu__slot_init(struct orcu__slot *s, int cpu, struct orcu__leader *leader)
 {
@@ -440,9 +457,11 @@ bool orcu__slot_has_work(struct orcu__slot *s)
  * said once already (a failed creation, the thread cap). */
 void orcu__slot_report_orphan(struct orcu__slot *s, const char *how)
 {
-	/* Relaxed: only keeps the message to one per slot. */
-	if (orcu__slot_ever_online(s) || orcu__load_relaxed(&s->st.orphan_reported) ||
-	    !orcu__slot_pending(s) || orcu__xchg_relaxed(&s->st.orphan_reported, 1))
+	/* Relaxed: only keeps the message to one per slot.  Before a
+	 * configuration slot 0 stands for no CPU: its posters said why. */
+	if (!orcu__load_relaxed(&orcu__g.initialized) || orcu__slot_ever_online(s) ||
+	    orcu__load_relaxed(&s->st.orphan_reported) || !orcu__slot_pending(s) ||
+	    orcu__xchg_relaxed(&s->st.orphan_reported, 1))
 		return;
 	orcu__warn("CPU %d never came online and holds %ld callback(s): %s", s->st.cpu,
 		   orcu__slot_pending(s), how);
@@ -625,8 +644,8 @@ static void chain_end(struct orcu__slot *s)
 /* A slot whose claimer (not us) is inside a chain, or NULL. */
 static struct orcu__slot *other_chain_running(void)
 {
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
+	for (int i = 0; i < orcu__nr_slots(); i++) {
+		struct orcu__slot *s = orcu__slot_of(i);
 
 		/* Pairs with the seq_cst stores of in_chain in chain_begin()
 		 * and fork_park(). */
@@ -649,11 +668,9 @@ void orcu__slots_fork_quiesce(void)
 	/* Pairs with the seq_cst store of in_chain then load of fork_pending
 	 * in chain_begin() and fork_park(). */
 	orcu__fetch_add_seq_cst(&fork_pending, 1);
-	/* Pairs with the seq_cst store in apply_conf() (entry.c): if we
-	 * read 0, slots set up after it start their chains with
-	 * fork_pending already raised (chain_begin()). */
-	if (!orcu__load_seq_cst(&orcu__g.initialized))
-		return;
+	/* other_chain_running() reads which slots exist (orcu__nr_slots()):
+	 * slots set up after that start their chains with fork_pending
+	 * already raised (chain_begin()). */
 	uint64_t deadline = orcu__now_ns() + FORK_WAIT_NS;
 
 	for (;;) {
@@ -841,80 +858,14 @@ bool orcu__slot_safe_to_invoke_here(void)
  * two), released in reverse. */
 void orcu__slots_lock_all(void)
 {
-	if (orcu__load_relaxed(&orcu__g.initialized))
-		for (int i = 0; i < orcu__g.nr_possible; i++)
-			orcu__slot_lock(&orcu__g.slots[i]);
+	for (int i = 0; i < orcu__nr_slots(); i++)
+		orcu__slot_lock(orcu__slot_of(i));
 }
 
 void orcu__slots_unlock_all(void)
 {
-	if (orcu__load_relaxed(&orcu__g.initialized))
-		for (int i = orcu__g.nr_possible - 1; i >= 0; i--)
-			orcu__slot_unlock(&orcu__g.slots[i]);
-}
-
-/* ------------------------------------------------------------------ */
-/* Before the slots exist */
-
-/*
- * Callbacks posted while the library cannot be configured for want of
- * memory (no slot exists yet): kept here in posting order, under
- * orcu__g.lock, until a configuration, under it too, puts them on the
- * first slot (orcu__slots_take_early()).
- */
-static struct orcu_head *early, **early_tail = &early;
-static long nr_early;      /* how many: written under orcu__g.lock */
-
-/* False if the slots exist by now: post h as usual. */
-bool orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *),
-			   const char *call)
-{
-	bool held;
-
-	pthread_mutex_lock(&orcu__g.lock);
-	/* Order: orcu__g.lock, held by the configuration. */
-	held = !orcu__load_relaxed(&orcu__g.initialized);
-	if (held) {
-		h->func = func;
-		h->next = NULL;
-		*early_tail = h;
-		early_tail = &h->next;
-		__atomic_store_n(&nr_early, nr_early + 1, __ATOMIC_RELAXED);
-	}
-	pthread_mutex_unlock(&orcu__g.lock);
-	if (held && h == early)
-		orcu__warn("%s: cannot start orcu (out of memory); callbacks are kept "
-			   "and run once it starts", call);
-	return held;
-}
-
-/* Relaxed read of a word written under orcu__g.lock: a waiter re-checks. */
-bool orcu__slot_has_early(void)
-{
-	return __atomic_load_n(&early, __ATOMIC_RELAXED) != NULL;
-}
-
-/* The same, counted (orcu_get_stats()). */
-long orcu__slot_nr_early(void)
-{
-	return __atomic_load_n(&nr_early, __ATOMIC_RELAXED);
-}
-
-/* Under orcu__g.lock, before the slots are published (entry.c). */
-bool orcu__slots_take_early(void)
-{
-	struct orcu_head *h = early, *next;
-
-	for (; h; h = next) {
-		next = h->next;
-		orcu__fetch_add_relaxed(&orcu__g.slots[0].post.n_posted, 1);
-		orcu__mpsc_push(&orcu__g.slots[0].post.newq, h);
-	}
-	h = early;
-	early = NULL;
-	early_tail = &early;
-	__atomic_store_n(&nr_early, 0, __ATOMIC_RELAXED);
-	return h != NULL;
+	for (int i = orcu__nr_slots() - 1; i >= 0; i--)
+		orcu__slot_unlock(orcu__slot_of(i));
 }
 
 /*
@@ -928,8 +879,8 @@ bool orcu__slots_take_early(void)
  */
 void orcu__slots_after_fork_child(void)
 {
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
+	for (int i = 0; i < orcu__nr_slots(); i++) {
+		struct orcu__slot *s = orcu__slot_of(i);
 		struct orcu_head *rest = orcu__load_relaxed(&s->inv.inflight), *last = NULL;
 		long lazy, n, chain_n = 0, rest_user = 0;
 

@@ -19,22 +19,22 @@
  *
  * word               written by (caller; lock)        legal
  * ------------------ -------------------------------- -------------------------
- * post.newq          +: push_new (call.c); take_early taken by
- *                      (g.lock, before publication)   splice_new_locked
+ * post.newq          +: push_new (call.c)             taken by
+ *                                                     splice_new_locked
  *                                                     (cb_lock)
  * post.lazyq         +: push_lazy (call.c)            taken by
  *                                                     splice_new_locked
  *                                                     (cb_lock), take_lazy
  * post.n_posted      +1: count_post (call.c), before  with the posting queues'
- *                      the push; take_early; fork     counts: >= cnt.n_done
- *                      child
+ *                      the push; fork child           counts: >= cnt.n_done
  * post.n_lazy        +1: push_lazy; -n:               counts lazyq, before the
  *                      splice_new_locked (cb_lock);   push
  *                      fork child
  * post.lazy_first_ns push_lazy, the first since a     -
  *                      splice
  * post.peak_pending  note_peak (call.c; a racy max)   statistic
- * st.cpu             init (cpu.c, before publication) fixed
+ * st.cpu             init (cpu.c, before publication; fixed
+ *                      slot 0: static, slot.c)
  * st.leader
  * st.postqs          add_postq (postq.c claim; CAS)   only grows
  * st.life            set_online, set_offline (cpu.c;  [C1] NEVER_ONLINE
@@ -236,6 +236,29 @@ struct orcu__slot {
 		struct orcu__event drain;
 	} cnt;
 };
+
+/* ------------------------------------------------------------------ */
+/* Slot 0 and its group's leader are static (slot.c): they exist from
+ * program load, as the kernel's boot CPU's record does, so a callback
+ * always has a slot, also before any configuration or when one fails for
+ * want of memory.  The configured arrays (cpu.c) leave element 0 unused. */
+ORCU__HIDDEN extern struct orcu__slot orcu__slot0;
+
+/* Slot cpu: one that exists (slot 0, or any once configured). */
+static inline struct orcu__slot *orcu__slot_of(int cpu)
+{
+	return cpu ? &orcu__g.slots[cpu] : &orcu__slot0;
+}
+
+/* How many slots a walk visits: the configured ones, or slot 0 alone
+ * before a configuration.  Pairs with the seq_cst store in apply_conf()
+ * (entry.c), which publishes the slots; seq_cst for
+ * orcu__slots_fork_quiesce(): a fork that reads 0 is seen by every
+ * chain on the slots set up after. */
+static inline int orcu__nr_slots(void)
+{
+	return orcu__load_seq_cst(&orcu__g.initialized) ? orcu__g.nr_possible : 1;
+}
 
 /* ------------------------------------------------------------------ */
 /* cb_lock.  In ORCU_DEBUG builds the holder is recorded: locking a slot
@@ -447,13 +470,6 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
 bool orcu__slot_safe_to_invoke_here(void);
 bool orcu__slot_has_work(struct orcu__slot *s);
 void orcu__slot_report_orphan(struct orcu__slot *s, const char *how);
-/* Before the slots exist (a configuration short of memory): kept, then
- * put on slot 0 when the slots are set up. */
-bool orcu__slot_hold_early(struct orcu_head *h, void (*func)(struct orcu_head *),
-			   const char *call);
-bool orcu__slots_take_early(void);
-bool orcu__slot_has_early(void);
-long orcu__slot_nr_early(void);
 /* fork (lifecycle): every cb_lock, in slot order, and back */
 void orcu__slots_lock_all(void);
 void orcu__slots_unlock_all(void);

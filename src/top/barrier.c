@@ -18,10 +18,10 @@
  * came online has no threads, so a marker there would never run: the 2014
  * kernel hung here.  A slot without callbacks is skipped; one *with*
  * callbacks (posted by a thread bound to it, or before it came online, or
- * whose threads could not be created) gets its marker like any other, and
- * its server (serve.c: another group's leader, the GP thread, or this
- * waiter in orcu__serve_waited()) runs it there; the slot is reported
- * once.  The barrier never returns before every earlier callback ran,
+ * whose threads could not be created, or to slot 0 before orcu could
+ * start) gets its marker like any other, and its server (serve.c:
+ * another group's leader, the GP thread, or this waiter in
+ * orcu__serve_waited()) runs it there; the slot is reported once.  The barrier never returns before every earlier callback ran,
  * and never waits on a thread that does not exist.
  *
  * Piggybacking.  barrier_seq counts like gp_seq (odd while a barrier
@@ -108,8 +108,8 @@ static void barrier_start(void)
 	orcu__fence_seq_cst();
 	orcu__store_relaxed(&barrier_count, 1);
 	orcu__trace1(barrier_start, orcu__load_relaxed(&barrier_seq));
-	for (int i = 0; i < orcu__g.nr_possible; i++)
-		mark_slot(&orcu__g.slots[i]);
+	for (int i = 0; i < orcu__nr_slots(); i++)
+		mark_slot(orcu__slot_of(i));
 	orcu__count(barriers_run, 1);
 	orcu__delay(ORCU__DELAY_BARRIER);
 	/* Drops the bias that kept markers from ending the barrier during
@@ -128,16 +128,8 @@ int orcu__barrier_timed(int64_t deadline_ns)
 {
 	unsigned long snap, s;
 
-	/* No slot for want of memory: callbacks posted meanwhile are held
-	 * (slot.c) until a start succeeds, retried every HELP_FIRST_NS. */
-	while (orcu__ensure_started() == -ENOMEM && orcu__slot_has_early()) {
-		if (deadline_ns >= 0 && (int64_t)orcu__now_ns() >= deadline_ns)
-			return -ETIMEDOUT;
-		orcu__sleep_ns(HELP_FIRST_NS);
-	}
-	/* Pairs with the store in apply_conf() (entry.c): slots exist. */
-	if (!orcu__load_acquire(&orcu__g.initialized))
-		return 0;
+	/* Short of memory, slot 0 alone exists: it is marked as any slot. */
+	orcu__ensure_started();
 	orcu__count(barriers, 1);
 	/* Objects handed to orcu_free() and orcu_retire() before the call
 	 * are callbacks from here on (free.c point 3). */
@@ -212,9 +204,8 @@ static long total_pending(void)
 {
 	long n = 0;
 
-	/* Pairs with the store in apply_conf() (entry.c): slots exist. */
-	for (int i = 0; orcu__load_acquire(&orcu__g.initialized) && i < orcu__g.nr_possible; i++)
-		n += orcu__slot_pending(&orcu__g.slots[i]);
+	for (int i = 0; i < orcu__nr_slots(); i++)
+		n += orcu__slot_pending(orcu__slot_of(i));
 	return n;
 }
 

@@ -1,13 +1,13 @@
 /*
- * call.c - orcu_call() and orcu_call_lazy(): enqueue on the caller's slot,
- * flood control (hurry past ORCU_QHIMARK, a bounded delay past ORCU_QMAX,
- * the explicit orcu_wait_backlog()), lazy holding, the double-post check
- * (postcheck.c).  Calls entry.c to start, cpu.c for the slot, postq.c
- * (a thread's own queue: claim, switch, push) and mpsc.c (the shared
- * ones) to enqueue, slot.c to count posts, hold early ones and wake a
- * leader, serve.c for slots without threads
- * (and to start the library), postcheck.c,
- * registry.c for the caller's checks, delay.c (debug hooks) and os.c.
+ * call.c - orcu_call() and orcu_call_lazy(): enqueue on the caller's slot
+ * (slot 0 while orcu cannot start for want of memory), flood control
+ * (hurry past ORCU_QHIMARK, a bounded delay past ORCU_QMAX, the explicit
+ * orcu_wait_backlog()), lazy holding, the double-post check (postcheck.c).
+ * Calls entry.c to start, cpu.c for the slot, postq.c (a thread's own
+ * queue: claim, switch, push) and mpsc.c (the shared ones) to enqueue,
+ * slot.c to count posts and wake a leader, serve.c for slots without
+ * threads (and to start the library), postcheck.c, registry.c for the
+ * caller's checks, delay.c (debug hooks) and os.c.
  *
  * orcu_call() never waits for callbacks to make progress: its caller may
  * hold a lock that its callbacks take (as with the kernel's and liburcu's
@@ -219,6 +219,20 @@ static void post_shared(struct orcu__slot *s, struct orcu_head *h, bool lazy)
 	flood_check(s, pend);
 }
 
+/* No memory to configure orcu: slot 0, which exists from program load
+ * (slot.h), holds the callback until the threads start or a waiter
+ * serves it (serve.c).  Said once per process. */
+static struct orcu__slot *slot_short_of_memory(const char *call)
+{
+	static _Atomic int said;
+
+	/* Relaxed: only keeps the message to one. */
+	if (!orcu__xchg_relaxed(&said, 1))
+		orcu__warn("%s: cannot start orcu (out of memory); callbacks wait "
+			   "on CPU slot 0", call);
+	return &orcu__slot0;
+}
+
 static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 		    bool lazy, const char *call)
 {
@@ -226,13 +240,13 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 
 	if (orcu__unlikely(!h || !func))
 		orcu__misuse(call, !h ? "NULL head" : "NULL callback function");
-	if (orcu__unlikely(orcu__ensure_started() == -ENOMEM) &&
-	    orcu__slot_hold_early(h, func, call))
-		return;
+	if (orcu__unlikely(orcu__ensure_started() == -ENOMEM))
+		s = slot_short_of_memory(call);
+	else
+		s = orcu__current_slot();
 	if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) != 0 &&
 			   orcu__double_call_enabled()))
 		orcu__double_call_check(h, call);
-	s = orcu__current_slot();
 	h->func = func;
 	orcu__delay(ORCU__DELAY_ENQUEUE);
 	if (lazy || !post_own(s, h))
@@ -309,7 +323,7 @@ void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *))
 void orcu__flush_lazy_all(void)
 {
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = &orcu__g.slots[i];
+		struct orcu__slot *s = orcu__slot_of(i);
 
 		if (!orcu__load_relaxed(&s->post.n_lazy))
 			continue;

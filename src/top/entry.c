@@ -40,7 +40,6 @@ __attribute__((used)) static const int *const keep_fork_handlers = &orcu__lifecy
 /* The configuration into orcu__g, the GP-end hook, then the slots. */
 static int apply_conf(struct orcu__conf *c)
 {
-	bool held = false;
 	int ret;
 
 	orcu__conf_apply(c);
@@ -48,21 +47,19 @@ static int apply_conf(struct orcu__conf *c)
 	 * after acquiring `initialized`). */
 	orcu__store_relaxed(&orcu__gp_hook, orcu__serve_gp_event);
 	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
-	if (ret == 0)
-		held = orcu__slots_take_early();
-	else
-		orcu__g.nr_possible = 0;   /* no slot to walk (stats, barriers) */
+	if (ret < 0)
+		return ret;
 	/* Publishes the configuration and the slots: pairs with every
-	 * acquire of `initialized` (orcu__ensure_init(), stats.c).  seq_cst
-	 * for orcu__slots_fork_quiesce(): it raises fork_pending, then reads
-	 * this; a fork that reads 0 is seen by every chain on these slots. */
-	if (ret == 0)
-		orcu__store_seq_cst(&orcu__g.initialized, 1);
-	/* Callbacks held while no slot existed: the next GP end, safe
-	 * point or post starts the threads that run them. */
-	if (held)
+	 * acquire of `initialized` (orcu__ensure_init(), orcu__nr_slots()).
+	 * seq_cst for orcu__slots_fork_quiesce(): it raises fork_pending,
+	 * then reads this; a fork that reads 0 is seen by every chain on
+	 * these slots. */
+	orcu__store_seq_cst(&orcu__g.initialized, 1);
+	/* Callbacks posted to slot 0 before: the next GP end, safe point or
+	 * post starts the threads that run them. */
+	if (orcu__slot_has_work(&orcu__slot0))
 		orcu__serve_mark_pending();
-	return ret;
+	return 0;
 }
 
 /* Under orcu__g.lock: build and apply cfg (NULL: the environment). */
@@ -300,7 +297,7 @@ static int hotplug(const char *call, int cpu, int (*op)(int cpu))
 	/* A slot gone offline keeps its callbacks: its server re-decides
 	 * who invokes them (nocb.c scan_done()). */
 	if (ret == 0)
-		orcu__serve_kick(&orcu__g.slots[cpu]);
+		orcu__serve_kick(orcu__slot_of(cpu));
 	return ret;
 }
 

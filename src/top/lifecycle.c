@@ -33,12 +33,13 @@
  *     - registry.c: drops the records of the threads that do not exist
  *       here and resets the event the GP owner slept on for readers
  *       (under registry_lock);
- *     - slot.c, postq.c and nocb.c, once the slots exist: the chains
- *       other threads had claimed go back in front of DONE, each slot's
- *       pending count is recounted from what it holds (slot.c point 5),
- *       the posting queues of threads that are gone lose their owner
- *       (postq.c point 7), and no leader or follower exists (under
- *       orcu__g.lock and every cb_lock);
+ *     - slot.c, postq.c and nocb.c (slot 0 alone before a
+ *       configuration): the chains other threads had claimed go back in
+ *       front of DONE, each slot's pending count is recounted from what
+ *       it holds (slot.c point 5), the posting queues of threads that are
+ *       gone lose their owner (postq.c point 7), and, once configured,
+ *       no leader or follower exists (under orcu__g.lock and every
+ *       cb_lock);
  *     - postcheck.c: its lock only;
  *     - gp.c: no GP thread, and no GP owner but this thread if it
  *       forked from its stall handler (gp.c point 1);
@@ -145,9 +146,12 @@ static int stop_all(void)
 	if (ret < 0)
 		return ret;
 	pthread_mutex_lock(&orcu__g.lock);
-	if (orcu__load_relaxed(&orcu__g.stopping)) {
+	ret = orcu__load_relaxed(&orcu__g.stopping) ? -EBUSY : 0;
+	/* Never configured (short of memory): no thread to stop, and the
+	 * drain ran what slot 0 held. */
+	if (ret < 0 || !orcu__load_relaxed(&orcu__g.initialized)) {
 		pthread_mutex_unlock(&orcu__g.lock);
-		return -EBUSY;
+		return ret;
 	}
 	orcu__store_relaxed(&orcu__g.stopping, 1);
 	orcu__nocb_request_stop();
@@ -182,9 +186,9 @@ int orcu_shutdown(void)
 	 * would wait for itself. */
 	orcu__gp_check_caller("orcu_shutdown");
 	/* Pairs with the store in apply_conf().  Nothing to stop, unless
-	 * callbacks are held by a start short of memory (slot.c): those are
-	 * pending too, and the drain waits for them, retrying the start. */
-	if (!orcu__load_acquire(&orcu__g.initialized) && !orcu__slot_has_early())
+	 * a start short of memory left callbacks on slot 0 (slot.h): the
+	 * drain waits for them. */
+	if (!orcu__load_acquire(&orcu__g.initialized) && !orcu__slot_has_work(&orcu__slot0))
 		return 0;
 	/* A qsbr caller stays offline throughout: the GP thread and the
 	 * leaders it joins may be finishing a GP that would wait for it. */
@@ -232,10 +236,9 @@ static void retire_threads(void)
 
 static void slots_repair(void)
 {
-	if (orcu__load_relaxed(&orcu__g.initialized)) {
-		orcu__slots_after_fork_child();
+	orcu__slots_after_fork_child();
+	if (orcu__load_relaxed(&orcu__g.initialized))
 		orcu__nocb_forget_all();
-	}
 }
 
 static void stall_hook_lock(void)

@@ -2,8 +2,7 @@
  * stats.c - orcu_get_stats() and orcu_slot_pending(): a snapshot summed
  * from the relaxed counters the other modules keep (orcu__cnt and the
  * per-slot counters).  Reads only; never blocks the engine.  Calls gp.c
- * for the GP thread's CPU time, slot.c for the callbacks held before the
- * slots exist, and os.c to set the stall handler.
+ * for the GP thread's CPU time, and os.c to set the stall handler.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -30,25 +29,21 @@ void orcu_get_stats(struct orcu_stats *out)
 	int online = 0, offl = 0;
 
 	memset(out, 0, sizeof(*out));
-	/* Pairs with the store in apply_conf() (entry.c): the slots. */
-	if (orcu__load_acquire(&orcu__g.initialized)) {
-		for (int i = 0; i < orcu__g.nr_possible; i++) {
-			struct orcu__slot *s = &orcu__g.slots[i];
-			long p = orcu__slot_pending(s);
-			long pk = orcu__load_relaxed(&s->post.peak_pending);
+	/* Slot 0 alone before a configuration (slot.h). */
+	for (int i = 0; i < orcu__nr_slots(); i++) {
+		struct orcu__slot *s = orcu__slot_of(i);
+		long p = orcu__slot_pending(s);
+		long pk = orcu__load_relaxed(&s->post.peak_pending);
 
-			invoked += orcu__load_relaxed(&s->cnt.n_invoked);
-			inl += orcu__load_relaxed(&s->cnt.n_inline);
-			pending += p;
-			if (pk > peak)
-				peak = pk;
-			online += orcu__slot_online(s);
-			offl += orcu__slot_offloaded(s);
-		}
-		out->slots_possible = (uint64_t)orcu__g.nr_possible;
+		invoked += orcu__load_relaxed(&s->cnt.n_invoked);
+		inl += orcu__load_relaxed(&s->cnt.n_inline);
+		pending += p;
+		if (pk > peak)
+			peak = pk;
+		online += orcu__slot_online(s);
+		offl += orcu__slot_offloaded(s);
+		out->slots_possible++;
 	}
-	/* Held by a start short of memory (slot.c): pending too. */
-	pending += orcu__slot_nr_early();
 	/* gp_seq counts two per GP ended (seq.h); no counter on the GP path. */
 	out->gp_completed = (uint64_t)(orcu__load_relaxed(&orcu__gp_seq) >> 1);
 	out->gp_expedited = LOAD(gp_expedited);
@@ -82,11 +77,9 @@ void orcu_get_stats(struct orcu_stats *out)
 
 long orcu_slot_pending(int cpu)
 {
-	/* Pairs with the store in apply_conf() (entry.c). */
-	if (!orcu__load_acquire(&orcu__g.initialized) || cpu < 0 ||
-	    cpu >= orcu__g.nr_possible)
+	if (cpu < 0 || cpu >= orcu__nr_slots())
 		return -EINVAL;
-	return orcu__slot_pending(&orcu__g.slots[cpu]);
+	return orcu__slot_pending(orcu__slot_of(cpu));
 }
 
 void orcu_set_stall_handler(orcu_stall_handler_t handler, void *arg)

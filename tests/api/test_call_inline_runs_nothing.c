@@ -55,7 +55,7 @@ int main(void)
 	 * sections, and orcu_quiescent_state() is still its inline point. */
 	CHECK_EQ(orcu_register_thread(), 0);
 	CHECK_EQ(orcu_thread_bind_cpu(0), 0);
-	s = &orcu__g.slots[0];
+	s = orcu__slot_of(0);
 
 	orcu_call(&first, free_entry);
 	orcu_synchronize();

@@ -128,7 +128,7 @@ static pthread_t child_setup(void)
 	setenv("ORCU_NOCB_STRIDE", "2", 1);
 	CHECK_EQ(orcu_register_thread(), 0);
 	CHECK_EQ(orcu_thread_bind_cpu(0), 0);
-	slot0 = &orcu__g.slots[0];
+	slot0 = orcu__slot_of(0);
 	CHECK_EQ(pthread_create(&c, NULL, helper, NULL), 0);
 	helper_do(C_WARM);
 	orcu_call(&warm_a, cb_warm);

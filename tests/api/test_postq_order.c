@@ -109,7 +109,7 @@ static long queues_on(int slot)
 {
 	long n = 0;
 
-	for (struct orcu__postq *q = orcu__load_acquire(&orcu__g.slots[slot].st.postqs); q; q = q->next)
+	for (struct orcu__postq *q = orcu__load_acquire(&orcu__slot_of(slot)->st.postqs); q; q = q->next)
 		n++;
 	return n;
 }

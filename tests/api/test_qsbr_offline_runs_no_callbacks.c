@@ -62,7 +62,7 @@ static void post_from_other_thread(int first)
 
 static int slot0_ready(void)
 {
-	return atomic_load(&orcu__g.slots[0].inv.inline_ready) != 0;
+	return atomic_load(&orcu__slot_of(0)->inv.inline_ready) != 0;
 }
 
 int main(void)

@@ -3,9 +3,11 @@
  * memory, for the calls that cannot return an error (DESIGN 6: "a call
  * that cannot return an error keeps working degraded and says so in one
  * line naming the call").  While every allocation of the calling thread
- * fails, the first orcu calls of a program are orcu_call() (NCB times),
- * orcu_read_lock()/orcu_read_unlock() and orcu_synchronize(): none may
- * abort.  Then allocation works again and the program makes one more
+ * fails, the first orcu calls of a program are orcu_read_lock()/
+ * orcu_read_unlock(), orcu_synchronize() and orcu_call() (NCB times):
+ * none may abort.  The posts come last: a thread that waits serves what
+ * was posted before (DESIGN-NOTES "Who serves what"), and would leave
+ * the call below nothing to do.  Then allocation works again and the program makes one more
  * call, a different one per case, and otherwise only waits: every
  * callback must run once within 10 s (scaled), with no barrier, except in
  * the case whose one call is the barrier, which must return with all of
@@ -52,11 +54,11 @@ static int child(void)
 	alarm((unsigned)check_timeout_s(60));
 	setenv("ORCU_CPUS", "possible=2,online=0-1", 1);
 	fail_alloc_arm(FAIL_FROM, 1);
-	for (int i = 0; i < NCB; i++)
-		orcu_call(&heads[i], cb);
 	orcu_read_lock();
 	orcu_read_unlock();
 	orcu_synchronize();
+	for (int i = 0; i < NCB; i++)
+		orcu_call(&heads[i], cb);
 	fail_alloc_disarm(NULL);
 	CHILD_CHECK(1, atomic_load(&invoked) == 0);
 	switch (then) {

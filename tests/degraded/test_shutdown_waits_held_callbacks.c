@@ -1,8 +1,7 @@
 /*
  * test_shutdown_waits_held_callbacks - orcu_shutdown() never returns 0
- * while callbacks are pending, also those a start short of memory holds
- * (slot.c, "Before the slots exist"): it waits for them as orcu_drain(-1)
- * does.  It used to return 0 at once, since nothing was configured yet,
+ * while callbacks are pending, also those a start short of memory left
+ * on slot 0 (slot.h): it waits for them as orcu_drain(-1) does.  It used to return 0 at once, since nothing was configured yet,
  * and the held callbacks ran later.  In a child per case, the callbacks
  * are posted while every allocation of the posting thread fails, then:
  *   memory back   orcu_get_stats() counts them pending; the same thread,
@@ -10,7 +9,11 @@
  *                 when orcu_shutdown() returns 0;
  *   memory short  the posting thread shuts down still short of memory,
  *                 while another thread starts orcu: orcu_shutdown()
- *                 returns 0 only after every callback ran.
+ *                 returns 0 only after every callback ran;
+ *   never         no memory ever: orcu_barrier(), then orcu_shutdown(),
+ *                 return with every callback run (the caller serves
+ *                 slot 0, DESIGN-NOTES "Who serves what"), and orcu
+ *                 was never configured (no slot but slot 0).
  * Under AddressSanitizer or ThreadSanitizer the allocator cannot be
  * interposed (their runtimes own malloc): the test says so and passes.
  */
@@ -92,6 +95,22 @@ static int memory_short(void)
 	return check_ran_once(14);
 }
 
+static int never(void)
+{
+	struct orcu_stats st;
+
+	alarm((unsigned)check_timeout_s(60));
+	post_short_of_memory();
+	orcu_barrier();
+	CHILD_CHECK(20, atomic_load(&invoked) == NCB);
+	CHILD_CHECK(21, check_ran_once(22) == 0);
+	CHILD_CHECK(23, orcu_shutdown() == 0);
+	orcu_get_stats(&st);
+	CHILD_CHECK(24, st.slots_possible == 1 && st.callbacks_pending == 0);
+	fail_alloc_disarm(NULL);
+	return 0;
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -103,6 +122,7 @@ int main(void)
 	}
 	failed += !check_child_passed(check_fork_run(memory_back), "memory back", 60);
 	failed += !check_child_passed(check_fork_run(memory_short), "memory short", 60);
+	failed += !check_child_passed(check_fork_run(never), "never", 60);
 	CHECK_EQ(failed, 0);
 	TEST_PASS("shutdown_waits_held_callbacks");
 }

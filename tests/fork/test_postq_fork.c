@@ -75,7 +75,7 @@ static long queues(int slot, long *owned)
 	long n = 0;
 
 	*owned = 0;
-	for (struct orcu__postq *q = orcu__load_acquire(&orcu__g.slots[slot].st.postqs); q; q = q->next) {
+	for (struct orcu__postq *q = orcu__load_acquire(&orcu__slot_of(slot)->st.postqs); q; q = q->next) {
 		n++;
 		*owned += orcu__load_relaxed(&q->owned);
 	}
@@ -91,8 +91,8 @@ static int child(void)
 	before = queues(POSTER_SLOT, &owned);
 	CHILD_CHECK(2, before == 1);
 	CHILD_CHECK(3, owned == 0);
-	CHILD_CHECK(4, orcu__load_relaxed(&orcu__g.slots[POSTER_SLOT].st.leader->postq_owners) == 0);
-	CHILD_CHECK(5, orcu__load_relaxed(&orcu__g.slots[MAIN_SLOT].st.leader->postq_owners) == 1);
+	CHILD_CHECK(4, orcu__load_relaxed(&orcu__slot_of(POSTER_SLOT)->st.leader->postq_owners) == 0);
+	CHILD_CHECK(5, orcu__load_relaxed(&orcu__slot_of(MAIN_SLOT)->st.leader->postq_owners) == 1);
 	orcu_barrier();
 	CHILD_CHECK(6, atomic_load(&ran_heads) == NPOSTS);
 	CHILD_CHECK(7, atomic_load(&ran_mine) == 1);
