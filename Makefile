@@ -3,8 +3,9 @@
 #                   the headline comparison
 #   make test       install missing deps, build and run the quick test suite,
 #                   then make check-structure (what CI runs)
-#   make check-structure  src/'s layering, Calls lines and cancellation points
-#                   (scripts/src-metrics.py --check; python3, universal-ctags)
+#   make check-structure  src/'s layering, Calls lines, cancellation points and
+#                   the names the prose gives (scripts/src-metrics.py --check;
+#                   python3, cc, binutils' nm and objdump, coreutils' tsort)
 #   make test SANITIZE=address,undefined | SANITIZE=thread
 #   make torture    long torture matrix (DURATION=600 seconds by default)
 #   make models     Promela models with spin
@@ -51,7 +52,8 @@ test: deps
 	@$(MAKE) --no-print-directory check-structure
 
 # A folder of src/ uses only itself and the folders below it, with no
-# import cycle, and each file's Calls line names what it calls.
+# import cycle, and each file's Calls line names what it calls; the
+# functions, tests and models the prose names exist.
 check-structure:
 	python3 scripts/src-metrics.py --check
 

@@ -1,782 +1,360 @@
 #!/usr/bin/env python3
-"""src-metrics.py - structural measurements of orcu's src/, and the check
-of its layering (issues 12 and 24).
+"""src-metrics.py - orcu's layering, read from the objects of src/, and
+the conventions its prose states (issues 12, 24 and 30).
 
-Usage: python3 scripts/src-metrics.py [--check] [--unpaired] [--top N] [root]
-  --check      print only the violations (one a line) and exit 1 if any
-               (2 if universal-ctags is missing)
-  --unpaired   also list every ordered atomic without a stated partner
-Needs python3 and universal-ctags (Debian: universal-ctags).
+Usage: python3 scripts/src-metrics.py [--check] [--unpaired] [root]
+  --check     the findings only, one a line (FILE:LINE first); exit 1 if
+              any, 2 if a file does not compile
+  --unpaired  also list each ordered atomic without a stated partner
+Needs cc, binutils (nm, objdump), coreutils (tsort) and liburcu-dev.
 
-Prints, for the tree it is run in:
-  0. the layers: each folder's files and the folders it uses;
-  1. the module graph: which src/**/*.c uses which other .c, directly or
-     through header inlines, its import cycles and the #include graph;
-  2. each lock and the files that take it;
-  3. ordered atomics (acquire, release, acq_rel, seq_cst, fences) and how
-     many state no partner: no "Pairs with" (or "Order:" for an ordering
-     that has no partner) in a comment on the line or the 10 lines above;
-  4. the files that write slot state: fields of struct orcu__slot assigned
-     or atomically stored outside slot.c and slot.h's inlines;
-  5. the longest functions;  6. the size of each header;
-  7. the check below (what --check prints).
+Each src/**/*.c (a module) is compiled -O0, a section a function, as built
+and with ORCU_DEBUG, so the header inlines it uses land in its object; nm
+tells what each defines and references, objdump -dlr from which function
+and FILE:LINE.  A module uses another whose global it references: a
+function (called or its address taken: a call) or an object; code in an
+#if neither compilation takes is no use.  Folders (under src/) bottom up:
+base < readers < callbacks < top < compat; each uses only itself and those
+below, include/ is below all.
 
-Uses.  A file F uses module M (one src/**/*.c) where F names
-  - a non-static function defined in M (a call, or its address taken), or
-  - an object defined in M and declared extern somewhere (os.c's link
-    anchor to lifecycle.c is such a use), or
-  - a function or macro defined in a header (a static inline, a #define)
-    whose body uses M, directly or through other header inlines and macros,
-    followed to any depth.  Every #if branch counts (orcu_read_lock() in
-    include/orcu.h calls entry.c's orcu__read_lock_slow() in one, registry.c's
-    orcu__qsbr_check_lock() in another).
-A call is a use of a function.  Names after "." or "->" are members, and
-comments and strings are blanked, so neither counts.
+--check fails on: an upward use (by a .c or by an inline of a src/
+header) or #include; a file in no folder; an import cycle of calls (a
+loop tsort reports); a Calls line that is not the file's calls (below);
+a function of src/ calling a cancellation point (CANCEL_POINTS) and
+neither orcu__nocancel_begin() nor pthread_setcancelstate(), unless it is
+static and every caller in its object is covered (os.c "Cancellation");
+a "Pairs with" sentence naming a NAME() that is no function an object
+defines or calls, macro or system call; a test docs/DESIGN-NOTES.md names
+(test_*, stress_*, torture_*, tests/...c; * a glob) that tests/ lacks; a
+model list (models/README.md's "## NAME.pml" headings, README.md's `make
+models` row) other than models/*.pml.  Nothing is whitelisted.
 
-Layers.  A file's folder is the first directory under src/: bottom up
-  base < readers < callbacks < top < compat
-and a folder uses only itself and the folders below it.  include/ (the
-public headers) is below every folder.  On a flat src/ (before the layer
-move) each file's folder comes from FLAT_FOLDER below.
+Calls lines.  A src/**/*.c's opening comment names the modules it calls
+in Calls clauses: from "Calls" opening a sentence, or "calls" or "may
+call" after a ";", to the next ";" or "." before a space or the end.
+Each NAME.c in one (a folder prefix allowed) names module NAME.  They
+must be the modules whose functions the object references; a "may call"
+one (called in some builds only, as with another liburcu) may be absent.
 
---check fails, one line each, on:
-  - an upward use: a file (a .c, or the body of a src/ header's inline or
-    macro) that uses a module of a higher folder:
-      FILE:LINE: CALLER -> [INLINE -> ...] NAME (MODULE.c): FOLDER -> FOLDER
-  - an upward #include:  FILE:LINE: #include "H" (PATH): FOLDER -> FOLDER
-  - an import cycle among modules: calls (and function addresses),
-    counting header inlines.  Section 1 also counts the cycles with
-    objects, for information: objects count for the layering, not here;
-  - a Calls line that is not the file's calls (below);
-  - a function of src/ that calls a cancellation point (CANCEL_POINTS:
-    stdio, file and socket I/O, sleeps, joins, condition and semaphore
-    waits) and neither orcu__nocancel_begin() nor pthread_setcancelstate(),
-    unless it is static and every caller in its file is covered so:
-    a pthread_cancel() never takes effect inside orcu (os.c
-    "Cancellation"), so the library reaches one only with cancellation
-    disabled.  Futex waits through syscall() are no cancellation point.
-Nothing is whitelisted: what the check finds is what the tree has.
-
-Calls lines.  Each src/**/*.c opens with a comment that says which modules
-it calls, in a Calls clause.  The grammar:
-  - a Calls clause starts at the word "Calls" opening a sentence, or at
-    "calls" right after a semicolon, and ends at the next ";" or at the
-    next "." followed by white space or the end of the comment (so the
-    "." of "os.c" does not end it).  A comment may have several.
-  - each word NAME.c in a clause (a folder prefix such as urcu_abi/ is
-    allowed) names module NAME; everything else (headers, function names,
-    "only", "libc", reasons in parentheses) is commentary.
-  - a clause without a NAME.c ("Calls no other orcu module", "calls only
-    libc") says the file calls no other module.
-The named modules must be exactly those whose functions the file calls,
-directly or through header inlines and macros.  Reading another module's
-objects is not a call; name it in another sentence if it matters.
+The report adds the module graph, ordered atomics with no "Pairs with" or
+"Order:" near (10 lines), and struct orcu__slot fields written off slot.c.
 """
-import json
-import os
-import re
-import subprocess
-import sys
+import fnmatch, glob, os, re, subprocess, sys, tempfile  # noqa: E401
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 
 ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
-TOP = 12
-for i, a in enumerate(sys.argv):
-    if a == "--top" and i + 1 < len(sys.argv):
-        TOP = int(sys.argv[i + 1])
-        ARGS.remove(sys.argv[i + 1])
-ROOT = ARGS[0] if ARGS else os.path.join(os.path.dirname(__file__), "..")
-SHOW_UNPAIRED = "--unpaired" in sys.argv
-CHECK = "--check" in sys.argv
-
-SRC = os.path.join(ROOT, "src")
-INC = os.path.join(ROOT, "include")
-
+ROOT = os.path.abspath(ARGS[0] if ARGS else
+                       os.path.join(os.path.dirname(__file__), ".."))
+CHECK, SHOW_UNPAIRED = "--check" in sys.argv, "--unpaired" in sys.argv
+SRC, INC = os.path.join(ROOT, "src"), os.path.join(ROOT, "include")
 FOLDERS = ["base", "readers", "callbacks", "top", "compat"]
-PUBLIC = "include"          # the public headers: below every folder
-# A flat src/ (before commit 77dabc0 moved the files into folders): the
-# folder each file went to, so the old tree can be measured alike.
-FLAT_FOLDER = {}
-for _folder, _names in (
-        ("base", "atomics.h seq.h trace.h event.h cblist.c cblist.h cpulist.c"
-                 " cpulist.h mpsc.c delay.c os.c config.c postcheck.c"
-                 " internal.h"),
-        ("readers", "registry.c gp.c"),
-        ("callbacks", "slot.c slot.h postq.c nocb.c cpu.c serve.c"),
-        ("top", "entry.c call.c barrier.c lifecycle.c stats.c"),
-        ("compat", "compat.c urcu_flavor.c abi.h common.c memb.c qsbr.c")):
-    for _n in _names.split():
-        FLAT_FOLDER[_n] = _folder
-
-# Attribute macros ctags would otherwise take for the declared names.
-CTAGS_OPTS = ["-I", "ORCU__ALIGNED,ORCU__HIDDEN,ORCU_API,_Atomic",
-              "-D", "ORCU__ATOMIC(T)=T"]
-
-
-def files(d, exts):
-    return sorted(os.path.join(r, f) for r, _, fs in os.walk(d)
-                  for f in fs if f.endswith(exts))
-
-
-def rel(p):
-    return os.path.relpath(p, ROOT)
-
-
-def module(path):
-    return os.path.splitext(os.path.basename(path))[0]
-
-
-_flat = []
-
-
-def flat_layout():
-    """True for a src/ without folders (before the layer move)."""
-    if not _flat:
-        _flat.append(not any(os.path.isdir(os.path.join(SRC, d))
-                             for d in os.listdir(SRC)))
-    return _flat[0]
-
-
-def folder(path):
-    """The layer folder of a file: base..compat, PUBLIC, or None."""
-    r = os.path.relpath(path, SRC)
-    if r.startswith(".."):
-        return PUBLIC if not os.path.relpath(path, INC).startswith("..") \
-            else None
-    parts = r.split(os.sep)
-    if len(parts) == 1:
-        # A file directly in src/ has a folder only in the flat layout.
-        return FLAT_FOLDER.get(parts[0]) if flat_layout() else None
-    return parts[0]
-
-
-def rank(f):
-    if f == PUBLIC:
-        return -1
-    return FOLDERS.index(f) if f in FOLDERS else None
-
-
-def strip_comments_and_strings(text):
-    """Blank out comments and string literals, keeping line numbers."""
-    def blank(m):
-        return re.sub(r"[^\n]", " ", m.group(0))
-    return re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"'
-                  r"|'(?:\\.|[^'\\\n])+'", blank, text, flags=re.S)
-
-
-_text_cache = {}
-
-
-def source(p):
-    """(raw text, code with comments and strings blanked) of a file."""
-    if p not in _text_cache:
-        raw = open(p).read()
-        _text_cache[p] = (raw, strip_comments_and_strings(raw))
-    return _text_cache[p]
-
-
-def ctags_binary():
-    """Universal Ctags with JSON output (Debian installs it as
-    ctags-universal; ctags may be another Ctags), or exit 2 saying why."""
-    import shutil
-    for name in ("ctags-universal", "universal-ctags", "ctags"):
-        path = shutil.which(name)
-        if not path:
-            continue
-        feats = subprocess.run([path, "--list-features"],
-                               capture_output=True, text=True).stdout
-        if re.search(r"^json\b", feats, re.M):
-            return path
-    print("src-metrics: needs Universal Ctags with JSON output "
-          "(Debian: apt-get install universal-ctags)", file=sys.stderr)
-    sys.exit(2)
-
-
-def ctags(paths):
-    """Every tag (functions, variables, externs, macros, structs, members,
-    locals, parameters, prototypes) of the files, as dicts."""
-    out = subprocess.run(
-        [ctags_binary(), "--output-format=json", "--fields=+neKSfZ",
-         "--kinds-C=fvxdsmlzp"] + CTAGS_OPTS + ["-o", "-"] + paths,
-        check=True, capture_output=True, text=True).stdout
-    tags = []
-    for line in out.splitlines():
-        t = json.loads(line)
-        if t.get("_type") != "tag":
-            continue
-        t["line"] = int(t.get("line", 0))
-        t["end"] = int(t.get("end", t["line"]))
-        t["static"] = bool(t.get("file")) or \
-            t.get("pattern", "").startswith("/^static")
-        tags.append(t)
-    return tags
-
-
-IDENT = re.compile(r"\b[A-Za-z_]\w*")
-
-
-def idents(code, first_line=1):
-    """(name, line) of each identifier in code that is not a member name
-    (after . or ->) and not on an #include line."""
-    out = []
-    for n, line in enumerate(code.split("\n"), first_line):
-        if re.match(r"\s*#\s*include\b", line):
-            continue
-        for m in IDENT.finditer(line):
-            before = line[:m.start()].rstrip()
-            if before.endswith(".") or before.endswith("->"):
-                continue
-            out.append((m.group(0), n))
-    return out
-
-
-class Tree:
-    """The symbols of src/ and include/ and the uses between files."""
-
-    def __init__(self):
-        self.cfiles = files(SRC, (".c",))
-        self.hfiles = files(SRC, (".h",)) + files(INC, (".h",))
-        self.allsrc = self.cfiles + self.hfiles
-        self.flat = flat_layout()
-        self.tags = ctags(self.allsrc)
-        self.funcs = [t for t in self.tags if t["kind"] == "function"]
-        externs = {t["name"] for t in self.tags if t["kind"] == "externvar"}
-        # defs: name -> [(kind, module, path, line)] of what another
-        # module can use.
-        self.defs = defaultdict(list)
-        for t in self.tags:
-            if not t["path"].endswith(".c") or t["static"]:
-                continue
-            if t["kind"] == "function":
-                self.defs[t["name"]].append(("function", module(t["path"]),
-                                             t["path"], t["line"]))
-            elif t["kind"] == "variable" and t["name"] in externs:
-                self.defs[t["name"]].append(("object", module(t["path"]),
-                                             t["path"], t["line"]))
-        # hdefs: name -> [(path, line, end)] of header inlines and macros.
-        self.hdefs = defaultdict(list)
-        for t in self.tags:
-            if t["path"].endswith(".h") and t["kind"] in ("function",
-                                                          "macro"):
-                self.hdefs[t["name"]].append((t["path"], t["line"],
-                                              t["end"]))
-        self._reach = {}
-        self.uses = self._uses()
-
-    # -- header inlines and macros ------------------------------------
-    def _body_idents(self, name):
-        out = set()
-        for path, line, end in self.hdefs[name]:
-            code = source(path)[1].split("\n")[line - 1:end]
-            for ident, _ in idents("\n".join(code)):
-                if ident != name:
-                    out.add(ident)
-        return out
-
-    def reach(self, name):
-        """What header def `name` uses, followed through other header defs:
-        {target: chain}, chain the header defs from name to the one that
-        names target (shortest first)."""
-        if name in self._reach:
-            return self._reach[name]
-        found, seen, queue = {}, {name}, [(name, [name])]
-        while queue:
-            cur, chain = queue.pop(0)
-            for ident in sorted(self._body_idents(cur)):
-                if ident in self.defs and ident not in found:
-                    found[ident] = chain
-                if ident in self.hdefs and ident not in seen:
-                    seen.add(ident)
-                    queue.append((ident, chain + [ident]))
-        self._reach[name] = found
-        return found
-
-    # -- uses ---------------------------------------------------------
-    def enclosing(self, path, line):
-        best = None
-        for t in self.tags:
-            if t["path"] == path and t["kind"] in ("function", "variable",
-                                                   "macro") \
-                    and t["line"] <= line <= t["end"]:
-                if best is None or t["line"] >= best["line"]:
-                    best = t
-        return best["name"] if best else "(file scope)"
-
-    def _uses(self):
-        """Use records: dict(file, line, caller, chain, target, kind,
-        module, path) of every .c naming another module's symbol, directly
-        (chain []) or through header defs."""
-        uses = []
-        # A declaration (a prototype or an extern in the .c) is no use.
-        decl = {(t["path"], t["line"], t["name"]) for t in self.tags
-                if t["kind"] in ("prototype", "externvar")}
-        for p in self.cfiles:
-            me = module(p)
-            for ident, line in idents(source(p)[1]):
-                if (p, line, ident) in decl:
-                    continue
-                hits = []
-                for kind, mod, path, _ in self.defs.get(ident, ()):
-                    hits.append(([], ident, kind, mod, path))
-                if ident in self.hdefs:
-                    for target, chain in self.reach(ident).items():
-                        for kind, mod, path, _ in self.defs[target]:
-                            hits.append((chain, target, kind, mod, path))
-                for chain, target, kind, mod, path in hits:
-                    if mod == me:
-                        continue
-                    uses.append({"file": p, "line": line, "chain": chain,
-                                 "target": target, "kind": kind,
-                                 "module": mod, "path": path})
-        for u in uses:
-            u["caller"] = self.enclosing(u["file"], u["line"])
-        return uses
-
-    def header_uses(self):
-        """Uses named directly in the bodies of src/ header defs."""
-        out = []
-        for h in self.hfiles:
-            if folder(h) in (None, PUBLIC):
-                continue
-            for name, defs in sorted(self.hdefs.items()):
-                for path, line, end in defs:
-                    if path != h:
-                        continue
-                    code = source(path)[1].split("\n")[line - 1:end]
-                    for ident, n in idents("\n".join(code), line):
-                        for kind, mod, mpath, _ in self.defs.get(ident, ()):
-                            out.append({"file": h, "line": n, "chain": [],
-                                        "caller": name, "target": ident,
-                                        "kind": kind, "module": mod,
-                                        "path": mpath})
-        return out
-
-    def graph(self, kinds=("function", "object"), inlines=True):
-        g = defaultdict(set)
-        for u in self.uses:
-            if u["kind"] in kinds and (inlines or not u["chain"]):
-                g[module(u["file"])].add(u["module"])
-        return g
-
-    # -- includes -----------------------------------------------------
-    def resolve_include(self, includer, name):
-        dirs = [os.path.dirname(includer)]
-        dirs += sorted({os.path.dirname(p) for p in self.allsrc
-                        if p.startswith(SRC)})
-        dirs += [INC]
-        for d in dirs:
-            cand = os.path.normpath(os.path.join(d, name))
-            if os.path.isfile(cand):
-                return cand
-        return None
-
-    def includes(self):
-        """(includer, line, name, resolved path or None)."""
-        out = []
-        for p in self.allsrc:
-            for n, line in enumerate(source(p)[0].split("\n"), 1):
-                m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-                if m:
-                    out.append((p, n, m.group(1),
-                                self.resolve_include(p, m.group(1))))
-        return out
-
-
-def sccs(nodes, edges):
-    index, low, stack, on, out = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(edges.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            out.append(sorted(comp))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(nodes):
-        if v not in index:
-            visit(v)
-    return out
-
-
-def describe_use(u):
-    via = "".join("%s -> " % c for c in u["chain"])
-    what = u["target"] + ("()" if u["kind"] == "function" else "")
-    return "%s -> %s%s (%s)" % (u["caller"], via, what, rel(u["path"]))
-
-
-# -- the check ----------------------------------------------------------
-CALLS_START = re.compile(r"(?:(?:^|[.!?]\s+)(Calls)|;\s*(calls))\b")
-CALLS_END = re.compile(r";|\.(?=\s|$)")
-CALLS_NAME = re.compile(r"(?<![\w.])(?:[\w-]+/)*(\w+)\.c\b")
-
-
-def opening_comment(raw):
-    """(text of the file's first comment with line starts, first line),
-    the text as a list of (line number, line without its ' * ')."""
-    m = re.search(r"/\*(.*?)\*/", raw, re.S)
-    if not m:
-        return []
-    first = raw.count("\n", 0, m.start()) + 1
-    lines = []
-    for i, line in enumerate(m.group(1).split("\n")):
-        lines.append((first + i, re.sub(r"^\s*\*\s?", "", line)))
-    return lines
-
-
-def calls_clauses(raw):
-    """[(line, clause text)] of the Calls clauses of a file's opening
-    comment (the grammar in the docstring)."""
-    lines = opening_comment(raw)
-    text, starts = "", []
-    for n, line in lines:
-        starts.append((len(text), n))
-        text += line.strip() + " "
-    text = text.strip()
-    out = []
-    for m in CALLS_START.finditer(text):
-        start = m.start(1) if m.group(1) else m.start(2)
-        end = CALLS_END.search(text, m.end())
-        clause = text[start:end.start() if end else len(text)]
-        line = max(n for off, n in starts if off <= start)
-        out.append((line, clause))
-    return out
-
-
-def check_calls(tree):
-    """Violations of the Calls lines: [(file, line, message)]."""
-    out = []
-    mods = {module(p) for p in tree.cfiles}
-    called = defaultdict(dict)      # file -> module -> first use
-    for u in tree.uses:
-        if u["kind"] == "function":
-            cur = called[u["file"]].get(u["module"])
-            if cur is None or u["line"] < cur["line"]:
-                called[u["file"]][u["module"]] = u
-    for p in tree.cfiles:
-        me = module(p)
-        clauses = calls_clauses(source(p)[0])
-        if not clauses:
-            out.append((p, 1, "no Calls sentence in the opening comment "
-                        "(it calls %s)" % (", ".join(
-                            "%s.c" % m for m in sorted(called[p]))
-                            or "no other module")))
-            continue
-        line = clauses[0][0]
-        named = {}
-        for n, clause in clauses:
-            for m in CALLS_NAME.finditer(clause):
-                named.setdefault(m.group(1), n)
-        for name, n in sorted(named.items()):
-            if name == me:
-                out.append((p, n, "Calls line names %s.c itself" % me))
-            elif name not in mods:
-                out.append((p, n, "Calls line names %s.c, not a module of "
-                            "src/" % name))
-            elif name not in called[p]:
-                out.append((p, n, "Calls line names %s.c, but %s.c calls "
-                            "no function of it" % (name, me)))
-        for mod, u in sorted(called[p].items()):
-            if mod not in named:
-                out.append((p, line, "Calls line does not name %s.c, but "
-                            "%s.c calls it: line %d: %s"
-                            % (mod, me, u["line"], describe_use(u))))
-    return out
-
-
+PASSES = ([], ["-DORCU_DEBUG"])
+NOCANCEL = {"orcu__nocancel_begin", "pthread_setcancelstate"}
 # What POSIX lists as cancellation points (those that "shall" be, and the
 # "may" ones a C library makes so) among the calls C code here could make.
 CANCEL_POINTS = set("""
-    accept accept4 aio_suspend clock_nanosleep close closedir connect creat
-    dprintf fclose fcntl fdatasync fflush fgetc fgets fopen fprintf fputc
-    fputs fread freopen fscanf fsync fwrite getc getchar getdelim getline
-    lockf mq_receive mq_send msgrcv msgsnd msync nanosleep open openat
-    opendir pause poll ppoll pread printf pselect pthread_cond_timedwait
-    pthread_cond_wait pthread_join pthread_testcancel putc putchar puts
-    pwrite read readdir readv recv recvfrom recvmsg select sem_timedwait
-    sem_wait send sendmsg sendto sigsuspend sigtimedwait sigwait sigwaitinfo
-    sleep syslog system tcdrain usleep vdprintf vfprintf vprintf wait
-    waitid waitpid write writev
+accept accept4 aio_suspend clock_nanosleep close closedir connect creat dprintf
+fclose fcntl fdatasync fflush fgetc fgets fopen fprintf fputc fputs fread
+freopen fscanf fsync fwrite getc getchar getdelim getline lockf mq_receive
+mq_send msgrcv msgsnd msync nanosleep open openat opendir pause poll ppoll
+pread printf pselect pthread_cond_timedwait pthread_cond_wait pthread_join
+pthread_testcancel putc putchar puts pwrite read readdir readv recv recvfrom
+recvmsg select sem_timedwait sem_wait send sendmsg sendto sigsuspend
+sigtimedwait sigwait sigwaitinfo sleep syslog system tcdrain usleep vdprintf
+vfprintf vprintf wait waitid waitpid write writev
 """.split())
-NOCANCEL = ("orcu__nocancel_begin", "pthread_setcancelstate")
 
+def files(d, ext=""):
+    return sorted(p for p in glob.glob(os.path.join(d, "**", "*" + ext),
+                                       recursive=True) if os.path.isfile(p))
+
+rel = lambda p: os.path.relpath(p, ROOT)                    # noqa: E731
+module = lambda p: os.path.splitext(os.path.basename(p))[0]  # noqa: E731
+line_at = lambda at, off: max(n for o, n in at if o <= off)  # noqa: E731
+run = lambda cmd, **kw: subprocess.run(cmd, capture_output=True, text=True,
+                                      **kw)                  # noqa: E731
+
+def folder(path):
+    """base..compat, "include" (below all), or None (no layer folder)."""
+    path = os.path.join(ROOT, path)
+    if not os.path.relpath(path, INC).startswith(".."):
+        return "include"
+    parts = os.path.relpath(path, SRC).split(os.sep)
+    return parts[0] if len(parts) > 1 and parts[0] != ".." else None
+
+def rank(f):
+    return -1 if f == "include" else FOLDERS.index(f) if f in FOLDERS else None
+
+def text(p):
+    with open(os.path.join(ROOT, p), errors="replace") as f:
+        return f.read()
+
+def code(p):
+    """A file's code alone: comments and strings blanked, lines kept."""
+    return re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|'
+                  r"'(?:\\.|[^'\\\n])+'", lambda m: re.sub(
+                      r"[^\n]", " ", m.group(0)), text(p), flags=re.S)
+
+def comments(raw):
+    """[(text, [(offset, line)])] of each comment, its ' * ' margins gone."""
+    out = []
+    for m in re.finditer(r"/\*(.*?)\*/", raw, re.S):
+        body, at = "", []
+        for i, l in enumerate(m.group(1).split("\n")):
+            at.append((len(body), raw.count("\n", 0, m.start()) + 1 + i))
+            body += re.sub(r"^\s*\*?\s?", "", l).strip() + " "
+        out.append((body.strip(), at))
+    return out
+
+class Obj:
+    """One compilation of one .c: defs {symbol: nm type}, undef, sites
+    [(function, file, line, symbol, from a call instruction)] its code has."""
+
+    def __init__(self, c, o):
+        self.c, self.mod, self.defs, self.undef = c, module(c), {}, set()
+        for line in run(["nm", "-P", o]).stdout.splitlines():
+            name, kind = line.split()[:2]
+            if kind == "U":
+                self.undef.add(name)
+            else:
+                self.defs[name] = kind
+        self.sites, fn, insn = [], None, ""
+        dump = run(["objdump", "-dlr", "--no-show-raw-insn", o]).stdout
+        for ln in dump.split("\n"):
+            m = re.match(r"[0-9a-f]+ <([\w.]+)>:$", ln)
+            fn = m.group(1) if m else fn
+            m = fn and re.match(r"(/\S+):(\d+)", ln)
+            if m:
+                path, line = rel(m.group(1)), int(m.group(2))
+            m = fn and re.match(r"\s*[0-9a-f]+: R_\w+\s+(?:\.(?:text|data|"
+                                r"bss|rodata)\.)?([A-Za-z_]\w*)(?![.\w])", ln)
+            if m:
+                self.sites.append((fn, path, line, m.group(1), bool(re.match(
+                    r"(call|bl|jalr?|brasl)\b", insn))))
+            elif re.match(r"\s*[0-9a-f]+:\t", ln):
+                insn = ln.split("\t")[1]
+
+def compile_all(tmp):
+    """[Obj] of each src/**/*.c in each pass; exit 2 if one fails."""
+    incs = ["-I" + INC] + sorted({"-I" + os.path.dirname(h)
+                                  for h in files(SRC, ".h")})
+
+    def one(job):
+        n, (c, defs) = job
+        o = os.path.join(tmp, "%d.o" % n)
+        r = run([os.environ.get("CC", "cc"), "-std=gnu11" if "urcu_abi" in c
+                 else "-std=c11", "-O0", "-gdwarf-4", "-ffunction-sections",
+                 "-fdata-sections", "-D_GNU_SOURCE", "-DORCU_BUILDING_LIBRARY"]
+                + defs + incs + ["-c", c, "-o", o])
+        return (c, r.stderr) if r.returncode else Obj(rel(c), o)
+    jobs = enumerate((c, d) for d in PASSES for c in files(SRC, ".c"))
+    objs = list(ThreadPoolExecutor(os.cpu_count() or 2).map(one, jobs))
+    for c, err in [o for o in objs if isinstance(o, tuple)][:1]:
+        print("src-metrics: %s does not compile%s:\n%s" % (rel(c), " (liburcu"
+              "-dev?)" * ("compat" in c), err[:3000]), file=sys.stderr)
+        sys.exit(2)
+    return objs
+
+class Tree:
+    def __init__(self, objs):
+        self.objs = objs
+        self.cfiles = sorted({o.c for o in objs})
+        self.hfiles = [rel(p) for p in files(SRC, ".h") + files(INC, ".h")]
+        self.owner = {}         # global -> (module, its .c, is a function)
+        for o in objs:
+            for s, k in o.defs.items():
+                if k in "TWDBRCGSV":
+                    self.owner[s] = (o.mod, o.c, k in "TW")
+        # uses[(.c, module)] = {symbol: [(function, file, line)]}
+        self.uses = defaultdict(lambda: defaultdict(list))
+        for o in objs:
+            for s in o.undef:
+                if s in self.owner and self.owner[s][0] != o.mod:
+                    u = self.uses[(o.c, self.owner[s][0])][s]
+                    u += sorted({w[:3] for w in o.sites if w[3] == s} - set(u))
+        for (c, _), syms in self.uses.items():
+            for u in syms.values():
+                u.sort(key=lambda w: (w[1] != c, w[1], w[2]))
+
+    def graph(self, calls_only):
+        g = defaultdict(set)
+        for (c, m), syms in self.uses.items():
+            if not calls_only or any(self.owner[s][2] for s in syms):
+                g[module(c)].add(m)
+        return g
+
+    def site(self, c, m, calls_only=True):
+        """'FILE:LINE: FUNCTION -> SYMBOL() (ITS .c)', a use of m by c."""
+        s, where = min(self.uses[(c, m)].items(), key=lambda kv: (
+            calls_only and not self.owner[kv[0]][2], not kv[1],
+            kv[1] and (kv[1][0][1] != c, kv[1][0][2])))
+        what = s + "()" * self.owner[s][2] + " (%s)" % self.owner[s][1]
+        if where:
+            return "%s:%d: %s -> %s" % (where[0][1], where[0][2],
+                                        where[0][0], what)
+        n = next((i for i, l in enumerate(code(c).split("\n"), 1)
+                  if re.search(r"\b%s\b" % s, l)), 0)
+        return "%s:%d: %s" % (c, n, what)
+
+def tsort_loops(g):
+    """The loops tsort reports in g (one a cycle at least), in edge order,
+    shortest first, leaving out those sharing an edge with one before."""
+    err = run(["tsort"], input="".join("%s %s\n" % (a, b) for a in sorted(g)
+                                       for b in sorted(g[a]))).stderr
+    kept, ring = [], lambda l: set(zip(l, l[1:] + l[:1]))
+    for l in sorted((re.findall(r"^tsort: (\S+)$", x, re.M) for x in
+                     err.split("input contains a loop:")[1:]), key=len):
+        l = l if all(b in g[a] for a, b in zip(l, l[1:])) else l[::-1]
+        kept += [l] if l and not any(ring(l) & ring(k) for k in kept) else []
+    return kept
+
+def describe_loop(tree, loop, calls_only=True):
+    c = {module(p): p for p in tree.cfiles}
+    return "import cycle %s -> %s.c: %s" % (
+        " -> ".join(m + ".c" for m in loop), loop[0], "; ".join(
+            tree.site(c[a], b, calls_only) for a, b in zip(loop, loop[1:] +
+                                                            loop[:1])))
+
+# -- the checks -------------------------------------------------------------
+def check_layers(tree):
+    out = set()
+    for (c, m), syms in tree.uses.items():
+        mc = tree.owner[next(iter(syms))][1]
+        if (rank(folder(mc)) or 0) > (rank(folder(c)) or 0):
+            desc = tree.site(c, m, False)
+            out.add("%s%s: %s -> %s" % ("" if desc.startswith(c + ":") else
+                                        c + ": through ", desc, folder(c),
+                                        folder(mc)))
+        for s, where in syms.items():
+            for fn, h, line in where:
+                if h.startswith("src/") and h.endswith(".h") and \
+                        (rank(folder(mc)) or 0) > (rank(folder(h)) or 0):
+                    out.add("%s:%d: %s -> %s%s (%s): %s -> %s" % (
+                        h, line, fn, s, "()" * tree.owner[s][2], mc,
+                        folder(h), folder(mc)))
+    dirs = [INC] + sorted({os.path.dirname(h) for h in files(SRC, ".h")})
+    for p in map(rel, files(SRC)):
+        if rank(folder(p)) is None:
+            out.add("%s: in no layer folder (%s)" % (p, " < ".join(FOLDERS)))
+        for n, line in enumerate(text(p).split("\n"), 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            t = m and next((rel(os.path.join(d, m.group(1))) for d in [
+                os.path.join(ROOT, os.path.dirname(p))] + dirs if
+                os.path.isfile(os.path.join(d, m.group(1)))), None)
+            if t and (rank(folder(t)) or 0) > (rank(folder(p)) or 0):
+                out.add('%s:%d: #include "%s" (%s): %s -> %s' % (
+                    p, n, m.group(1), t, folder(p), folder(t)))
+    return sorted(out)
+
+CALLS_START = re.compile(r"(?:(?:^|[.!?]\s+)(Calls)|;\s*(calls|may call))\b")
+CALLS_END = re.compile(r";|\.(?=\s|$)")
+CALLS_NAME = re.compile(r"(?<![\w.])(?:[\w-]+/)*(\w+)\.c\b")
+
+def check_calls(tree):
+    out, mods = [], {module(p) for p in tree.cfiles}
+    for p in tree.cfiles:
+        me, named, maybe, line = module(p), {}, {}, 0
+        called = {m for (c, m), syms in tree.uses.items() if c == p
+                  and any(tree.owner[s][2] for s in syms)}
+        for body, at in comments(text(p))[:1]:
+            for m in CALLS_START.finditer(body):
+                end = CALLS_END.search(body, m.end())
+                line = line or line_at(at, m.start(m.lastindex))
+                for n in CALLS_NAME.finditer(body, m.end(), end.start() if end
+                                             else len(body)):
+                    (maybe if m.group(2) == "may call" else named).setdefault(
+                        n.group(1), line_at(at, n.start()))
+        if not line:
+            out.append("%s:1: no Calls sentence in the opening comment (it "
+                       "calls %s)" % (p, ", ".join(m + ".c" for m in sorted(
+                           called)) or "no module"))
+            continue
+        for name, n in sorted({**maybe, **named}.items()):
+            why = ("itself" if name == me else "not a module of src/"
+                   if name not in mods else "but %s.c calls no function of "
+                   "it" % me if name in named and name not in called else "")
+            out += ["%s:%d: Calls line names %s.c, %s" % (p, n, name, why)
+                    ] if why else []
+        for m in sorted(called - set(named) - set(maybe)):
+            out.append("%s:%d: Calls line does not name %s.c, but %s calls "
+                       "it: %s" % (p, line, m, p, tree.site(p, m)))
+    return out
 
 def check_cancellation(tree):
-    """(path, line, message) of each cancellation point a function of
-    src/ calls with cancellation enabled: the function disables it itself,
-    or it is a static function whose every caller in its file does."""
-    funcs = [f for f in tree.funcs if f["path"].startswith(SRC)]
-    body = {}
-    for f in funcs:
-        body[(f["path"], f["name"])] = source(f["path"])[1].split("\n")[
-            f["line"] - 1:f["end"]]
+    out = set()
+    for o in tree.objs:
+        calls, memo = defaultdict(set), {}
+        for fn, _, _, s, call in o.sites:
+            calls[fn] |= {s} if call or s in NOCANCEL else set()
 
-    def calls(key, name):
-        return re.search(r"(?<![\w.>])%s\s*\(" % name, "\n".join(body[key]))
+        def covered(f):
+            if f not in memo:
+                memo[f] = False            # a cycle covers nothing
+                callers = [g for g in calls if g != f and f in calls[g]]
+                memo[f] = bool(calls[f] & NOCANCEL) or (
+                    o.defs.get(f) == "t" and bool(callers)
+                    and all(map(covered, callers)))
+            return memo[f]
+        for fn, path, line, s, _ in o.sites:
+            if re.sub(r"^__isoc\d+_|64$", "", s) in CANCEL_POINTS and \
+                    s in o.undef and path.startswith("src/") and \
+                    not covered(fn):
+                out.add("%s:%d: %s calls %s, a cancellation point, with "
+                        "cancellation enabled (os.c \"Cancellation\")"
+                        % (path, line, fn, s))
+    return sorted(out)
 
-    memo = {}
-
-    def covered(f):
-        key = (f["path"], f["name"])
-        if key not in memo:
-            memo[key] = False          # a cycle covers nothing
-            callers = [g for g in funcs if g["path"] == f["path"] and
-                       g is not f and calls((g["path"], g["name"]), f["name"])]
-            memo[key] = any(calls(key, n) for n in NOCANCEL) or (
-                f["static"] and bool(callers) and all(map(covered, callers)))
-        return memo[key]
-
+def check_pairs(tree):
+    known = {s for o in tree.objs for s in list(o.defs) + list(o.undef)}
+    for p in tree.cfiles + tree.hfiles:
+        known |= {a or b for a, b in re.findall(
+            r"#\s*define\s+(\w+)\(|\bSYS_(\w+)", text(p))}
+        known |= set(re.findall(r"\b(\w+)\s*\([^;{}]*\)\s*\{", code(p)))
     out = []
-    for f in funcs:
-        if covered(f):
-            continue
-        for n, line in enumerate(body[(f["path"], f["name"])], f["line"]):
-            for m in re.finditer(r"(->|\.)?\s*\b([A-Za-z_]\w*)\s*\(", line):
-                if m.group(1) or m.group(2) not in CANCEL_POINTS:
-                    continue
-                out.append((f["path"], n, "%s calls %s, a cancellation point, "
-                            "with cancellation enabled (os.c \"Cancellation\")"
-                            % (f["name"], m.group(2))))
+    for p in tree.cfiles + tree.hfiles:
+        for body, at in comments(text(p)):
+            for m in re.finditer(r"[Pp]airs with(.*?)(?:\.\s|\.$|$)", body):
+                out += ["%s:%d: \"Pairs with\" names %s(), which no file "
+                        "defines" % (p, line_at(at, m.start(1) + f.start()),
+                                     f.group(1))
+                        for f in re.finditer(r"\b(\w+)\(\)", m.group(1))
+                        if f.group(1) not in known]
     return out
 
-
-def check(tree):
-    """All violations, as printable lines."""
-    lines = []
-    # Upward uses: one line per file, name it uses (a function, an object
-    # or the header inline it calls) and module reached, showing a call
-    # before an object and the shortest chain.
-    groups = defaultdict(list)
-    for u in tree.uses + tree.header_uses():
-        ra, rb = rank(folder(u["file"])), rank(folder(u["path"]))
-        if ra is None or rb is None or rb <= ra:
-            continue
-        head = u["chain"][0] if u["chain"] else u["target"]
-        groups[(u["file"], head, u["module"])].append(u)
-    shown = []
-    for us in groups.values():
-        u = min(us, key=lambda u: (u["kind"] != "function", len(u["chain"]),
-                                   u["line"]))
-        more = len({x["line"] for x in us} - {u["line"]})
-        shown.append((rel(u["file"]), u["line"], "%s:%d: %s: %s -> %s%s" % (
-            rel(u["file"]), u["line"], describe_use(u), folder(u["file"]),
-            folder(u["path"]),
-            " (and %d more lines)" % more if more else "")))
-    lines += [text for _, _, text in sorted(shown)]
-    for p, n, name, target in tree.includes():
-        if target is None or p.startswith(INC):
-            continue
-        ra, rb = rank(folder(p)), rank(folder(target))
-        if ra is not None and rb is not None and rb > ra:
-            lines.append('%s:%d: #include "%s" (%s): %s -> %s' % (
-                rel(p), n, name, rel(target), folder(p), folder(target)))
-    # Unplaced files (a folder not in the order, or a flat file the table
-    # does not know).
-    for p in tree.allsrc:
-        if folder(p) is None or rank(folder(p)) is None:
-            lines.append("%s: in no layer folder (%s)" % (
-                rel(p), " < ".join(FOLDERS)))
-    for comp, found in cycles(tree):
-        lines.append("import cycle of %d modules (%s): %s" % (
-            len(comp), " ".join(comp),
-            "; ".join(describe_cycle(c) for c in found)))
-    for p, n, msg in check_calls(tree) + check_cancellation(tree):
-        lines.append("%s:%d: %s" % (rel(p), n, msg))
-    return lines
-
-
-def shortest_path(g, src, dst, within):
-    """Shortest path src -> ... -> dst in g restricted to within."""
-    prev, queue = {src: None}, [src]
-    while queue:
-        v = queue.pop(0)
-        for w in sorted(g.get(v, ())):
-            if w in within and w not in prev:
-                prev[w] = v
-                queue.append(w)
-    if dst not in prev:
-        return None
-    path = [dst]
-    while path[-1] != src:
-        path.append(prev[path[-1]])
-    return path[::-1]
-
-
-def first_use(tree, a, b, kinds):
-    return min((u for u in tree.uses if module(u["file"]) == a
-                and u["module"] == b and u["kind"] in kinds),
-               key=lambda u: (len(u["chain"]), u["line"]))
-
-
-def cycles(tree, kinds=("function",)):
-    """Import cycles among modules, counting header inlines: [(modules,
-    [cycle as a list of uses])], a shortest cycle through each edge that
-    goes up a folder, then one through each cycle left without those
-    edges.  By default calls only (the check); kinds=("function",
-    "object") also counts objects."""
-    g = tree.graph(kinds)
-    nodes = {module(p) for p in tree.cfiles}
-    folder_of = {module(p): folder(p) for p in tree.cfiles}
-
-    def explain(g, comp):
-        inside = set(comp)
-        ups = [(a, b) for a in comp for b in sorted(g[a] & inside)
-               if (rank(folder_of[b]) or 0) > (rank(folder_of[a]) or 0)]
-        if not ups:
-            best = None
-            for a in comp:
-                for b in sorted(g[a] & inside):
-                    p = shortest_path(g, b, a, inside)
-                    if p and (best is None or len(p) + 1 < len(best)):
-                        best = [a] + p
-            ups = [(best[0], best[1])]
-        found = []
-        for a, b in ups:
-            path = [a] + shortest_path(g, b, a, inside)
-            found.append([first_use(tree, x, y, kinds)
-                          for x, y in zip(path, path[1:])])
-        # What is left once those edges are gone.
-        rest = {a: set(g[a] & inside) - {b for x, b in ups if x == a}
-                for a in comp}
-        for sub in sccs(inside, rest):
-            if len(sub) > 1:
-                found += explain(rest, sub)
-        return found
-
-    out = []
-    for comp in sccs(nodes, g):
-        if len(comp) > 1:
-            out.append((comp, explain(g, comp)))
+def check_prose():
+    out, tests = [], set()
+    for p in files(os.path.join(ROOT, "tests")):
+        tests |= {module(p)} if p.endswith(".c") else set()
+        if p.endswith((".txt", ".cmake")):
+            tests |= {a or "torture_" + b for a, b in re.findall(
+                r"add_test\(NAME ([\w-]+)[\s)]|orcu_torture\((\w+)", text(p))}
+    notes = "docs/DESIGN-NOTES.md"
+    for n, line in enumerate(text(notes).split("\n"), 1):
+        for name in re.findall(r"(?<![\w/.-])(tests/[\w*/.-]+\.c|(?:test|"
+                               r"stress|torture)_[\w*]+)", line):
+            if not (glob.glob(os.path.join(ROOT, name)) if "/" in name
+                    else fnmatch.filter(tests, name)):
+                out.append("%s:%d: names test %s, which tests/ does not have"
+                           % (notes, n, name))
+    models = {module(p) for p in glob.glob(os.path.join(ROOT, "models/*.pml"))}
+    for doc, pat in (("models/README.md", r"## (\w+)\.pml\b"),
+                     ("README.md", r"\| `make models` \|(.*)")):
+        hits = [(i, m.group(1)) for i, l in enumerate(text(doc).split("\n"), 1)
+                for m in [re.match(pat, l)] if m]
+        found = {n for _, h in hits for n in re.findall(r"`(\w+)`", h) or [h]}
+        out += ["%s:%d: the model list %s %s (ls models/*.pml: %s)" % (
+            doc, (hits or [(1,)])[0][0], what, " ".join(sorted(names)),
+            " ".join(sorted(models))) for what, names in (
+                ("lacks", models - found), ("names", found - models)) if names]
     return out
 
+def check(t):
+    return check_layers(t) + [describe_loop(t, l) for l in tsort_loops(
+        t.graph(True))] + check_calls(t) + check_cancellation(t) + \
+        check_pairs(t) + check_prose()
 
-def describe_cycle(cyc):
-    """a.c:LINE -> b.c:LINE -> ... -> a.c, each LINE a use of the next."""
-    return " -> ".join("%s:%d" % (os.path.basename(u["file"]), u["line"])
-                       for u in cyc) + " -> " + os.path.basename(
-                           cyc[0]["file"])
-
-
-# -- slot state ---------------------------------------------------------
-WRITE_AFTER = re.compile(r"\s*(?:=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)")
-ATOMIC_WRITE = re.compile(
-    r"\b(?:orcu__(?:store|xchg|fetch_\w+?|cas)_\w+|atomic_(?:store|exchange|"
-    r"fetch_\w+|compare_exchange_\w+)(?:_explicit)?|__atomic_(?:store|"
-    r"exchange|fetch_\w+|compare_exchange)(?:_n)?)\s*\(\s*&\s*\(?\s*$")
-BASE_EXPR = re.compile(
-    r"((?:[A-Za-z_]\w*(?:\s*\([^()]*\))?|\([^()]*\))"
-    r"(?:\s*\[[^\]]*\]|\s*(?:->|\.)\s*\w+)*)\s*(?:->|\.)\s*$")
-
-
-def slot_writes(tree):
-    """{file: {field: count}} of writes to struct orcu__slot's fields
-    outside the slot module's .c, and the header that defines it."""
-    st = [t for t in tree.tags if t["kind"] == "struct"
-          and t["name"] == "orcu__slot" and t["path"].endswith(".h")]
-    if not st:
-        return None, {}
-    hdr = st[0]["path"]
-    fields = {t["name"] for t in tree.tags if t["kind"] == "member"
-              and t.get("scope") == "orcu__slot"}
-    is_slot = re.compile(r"^struct:orcu__slot\b")
-    # Names typed struct orcu__slot (or a pointer to one): per function
-    # (locals, parameters), and file-wide or tree-wide (variables,
-    # members, functions returning one).
-    local = defaultdict(set)
-    wide = set()
-    for t in tree.tags:
-        if not is_slot.match(t.get("typeref", "")):
-            continue
-        if t["kind"] in ("local", "parameter"):
-            local[(t["path"], t.get("scope"))].add(t["name"])
-        elif t["kind"] in ("variable", "externvar", "member", "function",
-                           "prototype"):
-            wide.add(t["name"])
-    owner = os.path.join(os.path.dirname(hdr), "slot.c")
-    out = defaultdict(lambda: defaultdict(int))
-    for p in tree.allsrc:
-        if p in (owner, hdr):   # slot.c and its header's inlines
-            continue
-        code = source(p)[1].split("\n")
-        for i, line in enumerate(code):
-            for m in re.finditer(r"(->|\.)\s*(\w+)\b", line):
-                f = m.group(2)
-                if f not in fields:
-                    continue
-                after, before = line[m.end():], line[:m.start()]
-                # The written place ends inside the slot: sub-struct
-                # members (".x") may follow, a dereference ("->") leaves
-                # the record (s->st.leader->n writes the leader's n).
-                tail = re.match(r"(?:\s*\.\s*\w+)*", after)
-                if after[tail.end():].lstrip().startswith("->"):
-                    continue
-                after = after[tail.end():]
-                b = BASE_EXPR.search(before + m.group(1))
-                if not b:
-                    continue
-                pre = before[:b.start()]
-                written = WRITE_AFTER.match(after) or \
-                    re.search(r"(\+\+|--)\s*$", pre) or ATOMIC_WRITE.search(pre)
-                if not written:
-                    continue
-                # The type of the base: its last name, stripped of an
-                # index or a call.
-                base = re.sub(r"\s*\[[^\]]*\]\s*$", "", b.group(1).strip())
-                base = re.sub(r"\s*\([^()]*\)\s*$", "", base)
-                last = re.findall(r"\w+", base)[-1] if re.findall(r"\w+",
-                                                                   base) else ""
-                fn = tree.enclosing(p, i + 1)
-                if last in local.get((p, fn), ()) or last in wide:
-                    out[p][f] += 1
-    return hdr, out
-
-
-# -- locks and atomics (issue 12) ----------------------------------------
-LOCK_CALL = re.compile(
-    r"\bpthread_mutex_(?:lock|trylock)\s*\(\s*&?\s*([^)]*)\)")
-LOCK_WRAPPER = re.compile(r"(?<!void )\borcu__(\w*?lock)\s*\(")
-
-
-def lock_name(expr):
-    expr = expr.strip()
-    m = re.search(r"(?:->|\.)\s*(\w+)\s*$", expr)
-    base = m.group(1) if m else expr
-    if re.fullmatch(r"orcu__g\.\w+", expr):
-        return expr
-    return base
-
-
-def locks(srcfiles):
-    users = defaultdict(set)
-    for p in srcfiles:
-        code = source(p)[1]
-        for m in LOCK_CALL.finditer(code):
-            if m.group(1).strip() in ("m", "mutex"):
-                continue  # a helper taking the lock it is given
-            users[lock_name(m.group(1))].add(rel(p))
-        for m in LOCK_WRAPPER.finditer(code):
-            name = m.group(1)
-            if name.endswith("unlock") or name.startswith("assert"):
-                continue
-            users["(via orcu__%s)" % name].add(rel(p))
-    return users
-
-
+# -- metrics ----------------------------------------------------------------
 ORDERED = re.compile(
     r"\borcu__(?:(?:load|store|xchg|fetch_add|fetch_sub|cas)_"
     r"(?:acquire|release|acq_rel|seq_cst)|fence_(?:seq_cst|acquire|release))"
@@ -785,187 +363,88 @@ ORDERED = re.compile(
     r"SEQ_CST)|\batomic_thread_fence\s*\(\s*memory_order_(?!relaxed)"
     r"|\batomic_(?:load|store|exchange|fetch_add|fetch_sub|"
     r"compare_exchange_strong|compare_exchange_weak)\s*\(")
-REASON = re.compile(r"[Pp]airs with|\bOrder:")
 
+def unpaired(paths):
+    """{file: (ordered atomics, [those without a stated partner])}."""
+    out = {}
+    for p in paths:
+        raw = text(p).split("\n")
+        hits = [i for i, l in enumerate(code(p).split("\n"))
+                if "#define" not in l for _ in ORDERED.finditer(l)]
+        out[p] = (len(hits), ["%s:%d: %s" % (p, i + 1, raw[i].strip())
+                              for i in hits if not re.search(
+                                  r"[Pp]airs with|\bOrder:",
+                                  "\n".join(raw[max(0, i - 10):i + 1]))])
+    return out
 
-def atomics(srcfiles):
-    total, unpaired = 0, []
-    per_file = {}
-    for p in srcfiles:
-        raw, code = source(p)
-        lines = raw.splitlines()
-        code = code.splitlines()
-        n = bad = 0
-        for i, line in enumerate(code):
-            if "#define" in line:
-                continue
-            for _ in ORDERED.finditer(line):
-                n += 1
-                window = "\n".join(lines[max(0, i - 10):i + 1])
-                if not REASON.search(window):
-                    bad += 1
-                    unpaired.append("%s:%d: %s" % (rel(p), i + 1,
-                                                   lines[i].strip()))
-        per_file[rel(p)] = (n, bad)
-        total += n
-    return total, unpaired, per_file
+def slot_writes(tree):
+    """(header, {file: {field: n}}): struct orcu__slot's fields assigned or
+    stored atomically, through a name declared struct orcu__slot, outside
+    slot.c and the header defining it."""
+    hdr = next(h for h in tree.hfiles if "\nstruct orcu__slot {" in text(h))
+    body = re.search(r"^struct orcu__slot \{(.*?)^\};", code(hdr),
+                     re.S | re.M).group(1)
+    while "{" in body:
+        body = re.sub(r"\{[^{}]*\}", " ", body)
+    fields = "|".join(re.findall(r"(\w+)\s*(?:\[[^\]]*\]\s*)?(?:[A-Z_]+\s*)?;",
+                                 body))
+    typed = {n for p in tree.cfiles + tree.hfiles for n in re.findall(
+        r"\bstruct\s+orcu__slot\s*[*\s]*(?:const\s*)?[*\s]*(\w+)", code(p))}
+    write = re.compile(
+        r"(\b(?:orcu__(?:store|xchg|fetch|cas)|atomic_(?:store|exchange|fetch|"
+        r"compare))\w*\s*\(\s*&\s*|\+\+|--)?\b(\w+)(?:\[[^\]]*\]|\([^()]*\))?"
+        r"\s*(?:->|\.)\s*(%s)\b(?:\s*\.\s*\w+)*(?!\s*(?:->|\.|\w))"
+        r"(\s*(?:[-+*/%%&|^]?=(?!=)|<<=|>>=|\+\+|--))?" % fields)
+    out = defaultdict(lambda: defaultdict(int))
+    for p in tree.cfiles + tree.hfiles:
+        if p not in (hdr, os.path.join(os.path.dirname(hdr), "slot.c")):
+            for m in write.finditer(code(p)):
+                if m.group(2) in typed and (m.group(1) or m.group(4)):
+                    out[p][m.group(3)] += 1
+    return hdr, out
 
-
-def nlines(p):
-    return source(p)[0].count("\n")
-
-
-# -- report ---------------------------------------------------------------
-def section_layers(tree):
-    print("== 0. layers, bottom up: each folder's files and the folders "
-          "it uses")
-    if tree.flat:
-        print("  flat src/: one folder.  Below, each file is placed in the "
-              "folder the layer\n  move gave it (the script's FLAT_FOLDER "
-              "table).")
-    byf = defaultdict(list)
-    for p in tree.allsrc:
-        if p.startswith(SRC):
-            byf[folder(p) or "?"].append(os.path.relpath(p, SRC) if
-                                         tree.flat else
-                                         os.path.relpath(p, os.path.join(
-                                             SRC, folder(p) or "")))
-    uses = defaultdict(set)
-    for u in tree.uses + tree.header_uses():
-        uses[folder(u["file"])].add(folder(u["path"]))
-    for p, _, _, target in tree.includes():
-        if target and p.startswith(SRC):
-            uses[folder(p)].add(folder(target))
-    for f in FOLDERS + sorted(set(byf) - set(FOLDERS)):
-        if f not in byf:
-            continue
-        print("  %-10s %s" % (f, " ".join(sorted(byf[f]))))
-        used = sorted((x for x in uses[f] if x not in (None, PUBLIC)),
-                      key=lambda x: (rank(x) is None, rank(x) or 0, x))
-        up = [x for x in used if rank(x) is not None and rank(f) is not None
-              and rank(x) > rank(f)]
-        print("  %-10s uses %s%s" % ("", " ".join(used) or "nothing",
-                                      "  (upward: %s)" % " ".join(up)
-                                      if up else ""))
-
-
-def section_graph(tree):
-    print("\n== 1. module graph: uses of another src/**/*.c (functions "
-          "and objects,\n   directly or through header inlines and macros)")
-    direct = tree.graph(("function",), inlines=False)
-    calls = tree.graph(("function",))
-    allg = tree.graph()
-    print("  [i] only through header inlines/macros, [o] objects only")
+def report(tree):
+    print("== 1. module graph: which modules' globals each object "
+          "references ([o]: objects only)")
+    calls, allg = tree.graph(True), tree.graph(False)
     for m in sorted(allg):
-        marks = []
-        for t in sorted(allg[m]):
-            if t in direct[m]:
-                marks.append(t)
-            elif t in calls[m]:
-                marks.append(t + "[i]")
-            else:
-                objd = any(u["kind"] == "object" and not u["chain"]
-                           for u in tree.uses if module(u["file"]) == m
-                           and u["module"] == t)
-                marks.append(t + ("[o]" if objd else "[o,i]"))
-        print("  %-12s -> %s" % (m, " ".join(marks)))
-    nodes = {module(p) for p in tree.cfiles}
-    plain = [c for c in sccs(nodes, direct) if len(c) > 1]
-    print("  import cycles, direct only (calls and function addresses, no "
-          "header inlines): %d"
-          % len(plain))
-    for c in plain:
-        print("    %s" % " ".join(c))
-    for kinds, what in ((("function",), "counting header inlines"),
-                        (("function", "object"),
-                         "counting header inlines and objects")):
-        cyc = cycles(tree, kinds)
-        print("  import cycles, %s: %d" % (what, len(cyc)))
-        for comp, found in cyc:
-            print("    %d modules: %s" % (len(comp), " ".join(comp)))
-            for c in found:
-                print("      " + describe_cycle(c))
-                for u in c:
-                    print("        %s:%d %s" % (module(u["file"]) + ".c",
-                                                u["line"], describe_use(u)))
-    print("  #include graph (local headers):")
-    inc = defaultdict(list)
-    for p, _, name, target in tree.includes():
-        inc[rel(p)].append(name)
-    for f in sorted(inc):
-        print("  %-30s %s" % (f, " ".join(sorted(inc[f]))))
-
+        print("  %-12s -> %s" % (m, " ".join(t + "[o]" * (t not in calls[m])
+                                             for t in sorted(allg[m]))))
+    for g, what in ((calls, "calls"), (allg, "calls and objects")):
+        loops = tsort_loops(g)
+        print("  loops tsort reports, %s: %d" % (what, len(loops)))
+        print("".join("    %s\n" % describe_loop(tree, l, g is calls)
+                      for l in loops), end="")
+    print("\n== 2. ordered atomics")
+    per = unpaired(tree.cfiles + tree.hfiles)
+    print("".join("  %-30s %3d ordered, %3d without a stated partner\n" % (
+        f, n, len(bad)) for f, (n, bad) in sorted(per.items()) if n), end="")
+    print("  total: %d ordered atomics, %d without a stated partner" % (
+        sum(n for n, _ in per.values()), sum(len(b) for _, b in per.values())))
+    print("".join("    %s\n" % b for _, (_, bad) in sorted(per.items())
+                  for b in bad) if SHOW_UNPAIRED else "", end="")
+    hdr, writes = slot_writes(tree)
+    print("\n== 3. slot state written outside slot.c (fields of struct "
+          "orcu__slot in %s)" % hdr)
+    print("".join("  %-28s %s\n" % (p, " ".join("%s(%d)" % kv for kv in sorted(
+        w.items()))) for p, w in sorted(writes.items())), end="")
+    print("  %d files write %d fields outside slot.c" % (
+        len(writes), len({f for w in writes.values() for f in w})))
+    lines = check(tree)
+    print("\n== 4. the check (what --check fails on)\n" + "".join(
+        "  %s\n" % l for l in lines) + "  %d findings" % len(lines))
 
 def main():
-    tree = Tree()
-    if CHECK:
-        lines = check(tree)
-        for line in lines:
-            print(line)
-        print("src-metrics --check: %s" % (
-            "%d violation%s" % (len(lines), "s" if len(lines) > 1 else "")
-            if lines else "ok (layers %s; Calls lines match)"
-            % " < ".join(FOLDERS)))
-        sys.exit(1 if lines else 0)
-
-    section_layers(tree)
-    section_graph(tree)
-
-    print("\n== 2. locks and the files that take them")
-    for name, who in sorted(locks(tree.allsrc).items()):
-        print("  %-28s %d files: %s" % (name, len(who),
-                                         " ".join(sorted(who))))
-
-    print("\n== 3. ordered atomics")
-    total, unpaired, per_file = atomics(tree.allsrc)
-    for f, (n, bad) in sorted(per_file.items()):
-        if n:
-            print("  %-30s %3d ordered, %3d without a stated partner"
-                  % (f, n, bad))
-    print("  total: %d ordered atomics, %d without a stated partner"
-          % (total, len(unpaired)))
-    if SHOW_UNPAIRED:
-        for u in unpaired:
-            print("    " + u)
-
-    hdr, writes = slot_writes(tree)
-    print("\n== 4. slot state written outside slot.c (fields of struct "
-          "orcu__slot in %s)" % (rel(hdr) if hdr else "?"))
-    nfields = set()
-    for p in sorted(writes):
-        w = writes[p]
-        nfields |= set(w)
-        print("  %-28s %s" % (rel(p), " ".join(
-            "%s%s" % (f, "(%d)" % w[f] if w[f] > 1 else "")
-            for f in sorted(w))))
-    print("  %d files write %d fields outside slot.c" % (len(writes),
-                                                        len(nfields)))
-
-    print("\n== 5. longest functions")
-    funcs = tree.funcs
-    size = lambda f: f["end"] - f["line"] + 1
-    for f in sorted(funcs, key=size, reverse=True)[:TOP]:
-        print("  %4d lines  %s:%d %s()" % (size(f), rel(f["path"]),
-                                           f["line"], f["name"]))
-    lens = [size(f) for f in funcs]
-    print("  %d functions, mean %.1f lines" % (len(lens),
-                                               sum(lens) / len(lens)))
-    big = sorted(((nlines(p), rel(p)) for p in tree.allsrc),
-                 reverse=True)[:3]
-    print("  largest files: %s" % ", ".join("%s %d" % (p, n)
-                                             for n, p in big))
-
-    print("\n== 6. headers, lines")
-    for p in sorted(tree.hfiles, key=lambda p: (-nlines(p), rel(p))):
-        print("  %5d  %s" % (nlines(p), rel(p)))
-    print("  %5d  total" % sum(nlines(p) for p in tree.hfiles))
-
-    print("\n== 7. layering and Calls-line check (what --check fails on)")
+    with tempfile.TemporaryDirectory(prefix="src-metrics-") as tmp:
+        tree = Tree(compile_all(tmp))
+    if not CHECK:
+        return report(tree)
     lines = check(tree)
-    for line in lines:
-        print("  " + line)
-    print("  %d violations" % len(lines))
-
+    print("".join(l + "\n" for l in lines) + "src-metrics --check: " + (
+        "%d finding%s" % (len(lines), "s"[:len(lines) > 1]) if lines else
+        "ok (layers %s, no import cycle; Calls lines, cancellation points, "
+        "Pairs with, tests and models named)" % " < ".join(FOLDERS)))
+    sys.exit(1 if lines else 0)
 
 if __name__ == "__main__":
     main()

@@ -342,7 +342,7 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 	wait_word = gp_wait_word(l, &bit);
 	/* Order: published by the seq_cst fetch_or of our bit below. */
 	orcu__store_relaxed(&l->gp_wait_seq, sc->first);
-	/* Pairs with the seq_cst loads in gp_done(); the re-check
+	/* Pairs with the seq_cst loads in orcu__nocb_gp_done(); the re-check
 	 * below closes the window where the GP ended before we published
 	 * our wait. */
 	orcu__fetch_add_seq_cst(&leaders_waiting, 1);

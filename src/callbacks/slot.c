@@ -437,7 +437,7 @@ bool orcu__slot_has_new(struct orcu__slot *s)
 {
 	if (!orcu__mpsc_empty(&s->post.newq))
 		return true;
-	/* Pairs with the release push in orcu__postq_claim(). */
+	/* Pairs with the release push in orcu__slot_add_postq() (slot.h). */
 	for (struct orcu__postq *q = orcu__load_acquire(&s->st.postqs); q; q = q->next)
 		if (orcu__load_seq_cst(&q->posted) != orcu__load_relaxed(&q->taken))
 			return true;
@@ -483,7 +483,7 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 	long n, total = 0, pq = 0;
 
 	orcu__slot_assert_locked(s);
-	/* Pairs with the release push in orcu__postq_claim() (above). */
+	/* Pairs with the release push in orcu__slot_add_postq() (slot.h). */
 	for (struct orcu__postq *q = qs; q; q = q->next)
 		q->snap = orcu__postq_published(q);
 	if (take_lazy && orcu__load_relaxed(&s->post.n_lazy)) {

@@ -2,8 +2,9 @@
  * urcu_flavor.c - liborcu-urcu: orcu_rcu_flavor, a liburcu
  * struct rcu_flavor_struct whose calls are orcu's, and the fork hooks
  * liburcu's rculfhash registers through it.  Calls only orcu's public API
- * (entry.c, registry.c, gp.c, call.c, barrier.c) and compat.c's helpers;
- * nothing in the engine knows about it.
+ * (entry.c, registry.c, call.c, barrier.c) and compat.c's helpers; may call
+ * gp.c too (the polled grace periods of liburcu 0.14 and later); nothing in
+ * the engine knows about it.
  *
  * Fork: rculfhash registers hooks that pause its resize worker before fork
  * and restart it after.  They are kept here and run from this library's

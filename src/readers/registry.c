@@ -426,7 +426,8 @@ void orcu__qsbr_quiescent_state(void)
 #endif
 	/* Release: our earlier reads are done before we announce.  Acquire:
 	 * our later reads see what the GP that bumped qsbr_ctr was ordered
-	 * after.  Pairs with the seq_cst increment in wait_readers(). */
+	 * after.  Pairs with the seq_cst increment in
+	 * orcu__registry_wait_readers(). */
 	unsigned long g = orcu__load_acquire(&qsbr_ctr);
 
 	/* Announcing a value already announced is a no-op: skip the store

@@ -280,7 +280,7 @@ static inline bool call_fast(struct orcu_head *h, void (*func)(struct orcu_head 
 	struct orcu__slot *s;
 	unsigned long posted;
 
-	/* Pairs with the release in start_locked() (entry.c). */
+	/* Pairs with the release in orcu__serve_start_locked() (serve.c). */
 	if (orcu__unlikely(!q || !h || !func || !orcu__load_acquire(&orcu__g.started) ||
 			   orcu__load_relaxed(&orcu__check_calls) != 0 ||
 			   orcu__load_relaxed(&orcu__delay_enabled)))

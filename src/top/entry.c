@@ -124,7 +124,8 @@ void orcu__inline_poll_slow(void)
 {
 	struct orcu__slot *s;
 
-	/* Pairs with the store of `started` in start_locked(). */
+	/* Pairs with the store of `started` in orcu__serve_start_locked()
+	 * (serve.c). */
 	if (!orcu__load_acquire(&orcu__g.started))
 		return;
 	s = orcu__current_slot();

@@ -14,7 +14,8 @@ int orcu__ensure_started_slow(void);
 void orcu__inline_poll_slow(void);
 
 /* The GP thread and the slots' threads exist (or were tried): 0, or
- * -EAGAIN.  Pairs with the release store of `started` in start_locked(). */
+ * -EAGAIN.  Pairs with the release store of `started` in
+ * orcu__serve_start_locked() (serve.c). */
 static inline int orcu__ensure_started(void)
 {
 	if (orcu__likely(orcu__load_acquire(&orcu__g.started)))
