@@ -6,7 +6,7 @@
  * an invoker on another CPU may hold (call.c stores func only when it
  * changed).  One consumer at a time, whoever holds the slot's cb_lock,
  * takes what was published and links the heads.  Owns struct
- * orcu__postq, its segments and their ownership.  Calls only mpsc.c's
+ * orcu__postq, its segments and their ownership.  Calls only postcheck.c's
  * reports of a double post.  Used by call.c, the poster, and slot.c, the
  * taker.
  *
@@ -66,6 +66,7 @@
 #include "os.h"
 #include "cblist.h"
 #include "nocb.h"
+#include "postcheck.h"
 #include "postq.h"
 #include "slot.h"
 
