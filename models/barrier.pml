@@ -19,8 +19,10 @@
  * (orcu__slot_invoke_done()): takes one callback off the list, invokes it,
  * and only then decrements the slot's pending count (note_invoked()); the
  * holder looks for more before it lets go, a thread that finds the claim
- * busy leaves the work to the holder.  The barrier's marker is not counted
- * in pending: it sets `s->bar.queued` (orcu__slot_has_work()).
+ * busy leaves the work to the holder.  The barrier's marker is counted in
+ * pending like a callback (orcu__slot_entrain_marker()), and counts itself
+ * done before it counts the barrier down (orcu__slot_note_marker()), so
+ * a slot whose marker waits has work (orcu__slot_has_work()).
  *
  * Who serves slot 1 while it is not attached (serve.c): the adopter (slot
  * 0's leader acting for the running leader that is orcu__g.adopter), which
@@ -96,8 +98,7 @@
 #define QSZ   4
 
 chan cbl[NSLOT] = [QSZ] of { byte };  /* a slot's callbacks, in order */
-byte npending[NSLOT];  /* counted and not yet returned from invocation */
-bit  marker_queued[NSLOT];  /* s->bar.queued */
+byte npending[NSLOT];  /* counted (markers too) and not yet returned from invocation */
 bit  invoking[NSLOT];  /* the slot's invocation claim */
 bit  attached[NSLOT];
 bit  adopter;          /* a running leader serves unattached slots */
@@ -110,11 +111,12 @@ byte warned;           /* V2014FIX: "no kthread but callbacks" reports */
 
 ltl live { <> bdone }
 
-#define has_work(s)  (npending[s] > 0 || marker_queued[s])
+#define has_work(s)  (npending[s] > 0)
 
 /* orcu__slot_invoke_done(s): take the claim (busy: leave it to the holder)
  * and a callback off the list; invoke it and only after it returned count
- * it done (note_invoked(); a marker: barrier_cb()), then look for
+ * it done (note_invoked(); a marker: orcu__slot_note_marker(), then its
+ * countdown in barrier_cb()), then look for
  * the next under the lock, or let go of the claim.  did = 1 if something
  * was invoked.  A callback is off the list and not yet invoked (nor
  * counted done) between the steps. */
@@ -133,7 +135,7 @@ inline invoke_done(s, id, did) {
 		atomic {
 			if
 			:: id == MARK ->
-				marker_queued[s] = 0;
+				npending[s]--;
 				bcount--
 			:: else ->
 				assert(!invoked[id]);   /* never invoked twice */
@@ -230,7 +232,7 @@ proctype adopt()
 /* barrier_start()'s pass over one slot */
 inline mark_slot(s) {
 #if defined(V2014)
-	atomic { bcount++; cbl[s]!MARK }        /* every no-CBs CPU gets one */
+	atomic { bcount++; cbl[s]!MARK; npending[s]++ }  /* every no-CBs CPU gets one */
 #elif defined(V2014FIX)
 	if
 	:: len(cbl[s]) == 0 -> skip     /* !rcu_nocb_cpu_needs_barrier() */
@@ -240,7 +242,7 @@ inline mark_slot(s) {
 			:: !attached[s] -> warned++   /* pr_err + WARN_ON_ONCE */
 			:: else
 			fi;
-			bcount++; cbl[s]!MARK
+			bcount++; cbl[s]!MARK; npending[s]++
 		}
 	fi
 #else
@@ -255,7 +257,7 @@ inline mark_slot(s) {
 		/* counted, orcu__slot_entrain_marker(): behind the slot's
 		 * last callback, on the slot; then orcu__serve_kick() */
 		atomic {
-			bcount++; cbl[s]!MARK; marker_queued[s] = 1;
+			bcount++; cbl[s]!MARK; npending[s]++;
 #ifndef NO_KICK
 			if
 			:: attached[s] -> skip    /* its leader's forced wake */

@@ -3,9 +3,10 @@
  * its invariants).  Every insertion goes through splice_after(), every
  * removal from the front through cut_front(), so the tail-pointer
  * bookkeeping lives in exactly two places.  Calls seq.h's inlines and
- * only mpsc.c's orcu__double_post_die(), when a head shows up twice.
+ * only postcheck.c's orcu__double_post_die(), when a head shows up twice.
  */
 #include "cblist.h"
+#include "postcheck.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * pointers, each waiting segment tagged with the gp_seq it waits for.
  * A pure data structure: no locking, no atomics, no allocation; the caller
  * serialises access.  Uses seq.h for every sequence comparison, and reports
- * a head found posted twice through orcu__double_post_die() (mpsc.c).
+ * a head found posted twice through orcu__double_post_die() (postcheck.c).
  */
 #ifndef ORCU_CBLIST_H
 #define ORCU_CBLIST_H
@@ -80,19 +80,6 @@ void orcu__cblist_init(struct orcu__cblist *cbl);
 bool orcu__cblist_empty(const struct orcu__cblist *cbl);
 long orcu__cblist_len(const struct orcu__cblist *cbl);
 bool orcu__cblist_seg_empty(const struct orcu__cblist *cbl, int seg);
-
-/*
- * A callback head posted again while pending, found where the callback
- * queues and lists are walked or linked (where: the queue or list).  Names
- * orcu_call and the CPU slot, then aborts.  at_call: found by the second
- * orcu_call itself.  Defined in mpsc.c.
- */
-void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)
-	__attribute__((noreturn));
-/* The same line, found before the post did any harm and left out (the
- * process goes on); ends "the second post is ignored".  Not a
- * cancellation point (the caller may hold cb_lock). */
-void orcu__double_post_report(const void *where, const struct orcu_head *h);
 
 /* Append the NULL-terminated chain first..last of n callbacks to NEXT.
  * A chain whose last node already ends this list, or a list whose last

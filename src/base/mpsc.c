@@ -3,7 +3,7 @@
  * orcu_call() enqueues on.  Producers never block and never take a lock:
  * one exchange of the tail, then a link.  The single consumer (whoever
  * holds the slot's cb_lock) takes the whole queue at once.  Touches nothing
- * but the queue; calls os.c only to report a double post.
+ * but the queue; calls postcheck.c only, to report a double post.
  *
  * Publication point: the seq_cst exchange of the tail.  Once it is done the
  * queue is non-empty (tail != &head) even if the link store is still to
@@ -11,21 +11,16 @@
  * the callback; it waits out the short window before the link lands.
  *
  * Double posts.  Posting a head that is still pending rewrites its link,
- * which would silently cut the queue or the slot's list.  Where that shows
- * at no cost it is reported here, naming orcu_call (see
- * orcu__double_post_die): a push whose exchange returns the head's own link
- * (the head is the newest one queued), and a take whose last node links
- * somewhere.  cblist.c and postq.c report the cases they see the same way
- * (call.c's repost of its queue's newest head and postq.c's of the last
- * head it listed, both found before any link is written, with
- * orcu__double_post_report(): the second post is left out and the
- * process goes on).
- * The rest (a head re-posted after later callbacks) is caught only by the
- * full check of ORCU_CHECK_CALLS=1.
+ * which would silently cut the queue or the slot's list.  The two signs a
+ * queue shows at no cost die through postcheck.c (which lists every place
+ * a double post is found): a push whose exchange returns the head's own
+ * link (the head is the newest one queued), and a take whose last node
+ * links somewhere.
  */
 #include "os.h"
 #include "cblist.h"
 #include "mpsc.h"
+#include "postcheck.h"
 
 void orcu__mpsc_init(struct orcu__mpsc *q)
 {
@@ -102,56 +97,6 @@ long orcu__mpsc_take(struct orcu__mpsc *q, struct orcu_head **first,
 		orcu__double_post_die(q, h, false);
 	*last = h;
 	return n;
-}
-
-/* The call that posted to where, a queue or list inside a slot record
- * (or a test's own), and the place it names. */
-static const char *post_place(const void *where, char *place, size_t size_place)
-{
-	uintptr_t w = (uintptr_t)where, base = (uintptr_t)orcu__g.slots;
-	size_t size = orcu__g.slot_bytes;
-	const char *call = "orcu_call";
-	long slot = -1;
-
-	/* Slot 0 is not in the array (os.h): measured from its own record. */
-	if (orcu__g.slot0 && w - (uintptr_t)orcu__g.slot0 < size)
-		base = (uintptr_t)orcu__g.slot0;
-	if (orcu__g.slots && w >= base && w < base + size * (size_t)orcu__g.nr_possible) {
-		slot = (long)((w - base) / size);
-		if ((w - base) % size == orcu__g.slot_lazyq_at)
-			call = "orcu_call_lazy";
-	}
-	if (slot >= 0)
-		snprintf(place, size_place, "CPU slot %ld", slot);
-	else
-		snprintf(place, size_place, "a callback queue of no CPU slot");
-	return call;
-}
-
-/* Found before it did harm (call.c, postq.c): the second post is left out. */
-void orcu__double_post_report(const void *where, const struct orcu_head *h)
-{
-	char place[64];
-	const char *call = post_place(where, place, sizeof(place));
-
-	orcu__warn("%s: callback head %p posted twice while still pending "
-		   "(function %p; detected on %s); the second post is ignored",
-		   call, (const void *)h, (void *)(uintptr_t)h->func, place);
-}
-
-void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)
-{
-	char place[64];
-	const char *call = post_place(where, place, sizeof(place));
-
-	if (at_call)
-		orcu__die("%s: callback head %p posted twice while still pending "
-			  "(function %p; its first post is still queued on %s)",
-			  call, (const void *)h, (void *)(uintptr_t)h->func, place);
-	orcu__die("%s: callback head %p posted twice while still pending "
-		  "(function %p; detected on %s); set ORCU_CHECK_CALLS=1 "
-		  "to catch the second call itself",
-		  call, (const void *)h, (void *)(uintptr_t)h->func, place);
 }
 
 /*

@@ -145,10 +145,10 @@ struct orcu__tls {
 	int retired;
 	int library_slot;     /* the slot a follower/leader posts to */
 	struct orcu__slot *invoking_slot;  /* the slot whose chain this thread invokes */
-	/* Callbacks of that chain this thread started and has not counted in
-	 * n_done yet (slot.c invoke_chain()); a fork from inside one leaves
-	 * the child this count (slot.c point 5). */
-	long chain_unnoted;
+	/* The place in that slot's list up to which this thread counted
+	 * what it started in n_done (slot.c invoke_chain()); a fork from a
+	 * callback leaves the child the places after it (slot.c point 5). */
+	unsigned long chain_noted;
 	/* Posting queues this thread owns (call.c), one per slot, and the
 	 * one it posted to last. */
 	struct orcu__postq *postq;

@@ -1,13 +1,26 @@
 /*
- * postcheck.h - the interface of postcheck.c: the double-post set of
- * ORCU_CHECK_CALLS.
+ * postcheck.h - the interface of postcheck.c: double posts, their reports
+ * and the double-post set of ORCU_CHECK_CALLS.
  */
 #ifndef ORCU_POSTCHECK_H
 #define ORCU_POSTCHECK_H
 
 #include "os.h"
 
-/* postcheck.c: the double-post set; calls os.c and config.c. */
+/*
+ * A callback head posted again while pending, found where the callback
+ * queues and lists are walked or linked (where: the queue or list).  Names
+ * orcu_call and the CPU slot, then aborts.  at_call: found by the second
+ * orcu_call itself.
+ */
+void orcu__double_post_die(const void *where, const struct orcu_head *h, bool at_call)
+	__attribute__((noreturn));
+/* The same line, found before the post did any harm and left out (the
+ * process goes on); ends "the second post is ignored".  Not a
+ * cancellation point (the caller may hold cb_lock). */
+void orcu__double_post_report(const void *where, const struct orcu_head *h);
+
+/* The double-post set. */
 /* -1 not yet decided, 0 off, 1 on: the double-post set is kept (decided
  * once, at the first post, by orcu__double_call_enabled(); read by every
  * invoker before it calls the forget). */

@@ -6,7 +6,7 @@
  * an invoker on another CPU may hold (call.c stores func only when it
  * changed).  One consumer at a time, whoever holds the slot's cb_lock,
  * takes what was published and links the heads.  Owns struct
- * orcu__postq, its segments and their ownership.  Calls only mpsc.c's
+ * orcu__postq, its segments and their ownership.  Calls only postcheck.c's
  * reports of a double post.  Used by call.c, the poster, and slot.c, the
  * taker.
  *
@@ -66,6 +66,7 @@
 #include "os.h"
 #include "cblist.h"
 #include "nocb.h"
+#include "postcheck.h"
 #include "postq.h"
 #include "slot.h"
 
@@ -131,9 +132,10 @@ static void give_back(struct orcu__postq *q, struct orcu__pseg *seg)
 
 /* The last head this queue put in the slot's list, if its invocation has
  * not begun: its link is in the list (or the chain being invoked), and a
- * post of it now is a second one.  Acquire pairs with the release fence
- * before the store of `started` in invoke_chain() (slot.c): a started
- * head's link was read before we may write it. */
+ * post of it now is a second one.  Acquire pairs with the release store
+ * of `started` in invoke_chain() (slot.c): a started head's link was read
+ * before we may write it.  `started` moves per callback, not per chain:
+ * a head of the chain being run, not started yet, is still listed. */
 static struct orcu_head *still_listed(struct orcu__postq *q)
 {
 	unsigned long started = orcu__load_acquire(&q->slot->inv.started);

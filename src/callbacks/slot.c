@@ -23,41 +23,47 @@
  *     may take any library lock (hotplug, fork, shutdown), and a thread
  *     that finds the claim busy leaves the work to its holder, which looks
  *     for more DONE callbacks before it lets go.
- *  3. The claimer records the rest of its chain in `inv.inflight` before
- *     each callback (a store ordered before the callback's own stores), so a
- *     fork child, where the claimer does not exist, puts the callbacks
- *     that did not run back in front of DONE.
- *  4. A callback is counted before it is visible (`post.n_posted`, before
- *     the push to the shared queue) or as it becomes visible (its posting
- *     queue's `posted`, a release store), and in `cnt.n_done` after it ran
- *     (release), so a barrier that reads pending (counted - done,
- *     orcu__slot_pending()) 0 with acquire has seen its effects.
- *  5. fork() never snapshots a callback half-run: the forking thread
- *     raises `fork_pending`, then waits until no other claimer is
- *     `inv.in_chain`; a claimer sets in_chain before it reads fork_pending
- *     at the start of a chain (both seq_cst: one of the two sees the other),
- *     and between two callbacks it parks, in_chain 0, while a fork is
- *     pending.  So in the child every callback either ran completely or
- *     is in `inv.inflight` (point 3).  The forking thread's own chain (a
- *     fork from a callback) is its to finish.  The wait is bounded (one
- *     second, FORK_WAIT_NS): a callback may be blocked on something the
- *     forking thread holds, such as a lock its own atfork handler took
- *     before ours ran, and would otherwise hang the fork for ever.  A
- *     callback still running then is, in the child, neither finished nor
- *     run again: the child resumes after it (one warning per process).
- *     The child recounts each slot's pending callbacks from what it holds
- *     (lists, queues): a poster caught between counting a post to the
- *     shared queue and pushing it, or between its exchange and its link
+ *  3. The claimer records in `inv.rest` the entries of its chain it has
+ *     not started: at the claim, then before each callback (with its
+ *     place, point 5), so a fork child, where the claimer does not exist,
+ *     puts them back in front of DONE.
+ *  4. An entry is counted before it is visible (`post.n_posted`, before
+ *     the push to the shared queue or under cb_lock for a barrier marker)
+ *     or as it becomes visible (its posting queue's `posted`, a release
+ *     store), and in `cnt.n_done` after it ran (release), so a barrier
+ *     that reads pending (counted - done, orcu__slot_pending()) 0 with
+ *     acquire has seen its effects.
+ *  5. fork() never snapshots a chain half-run: the forking thread raises
+ *     `fork_pending`, then waits until no other claimer is `inv.in_chain`;
+ *     a claimer sets in_chain before it reads fork_pending at the start
+ *     of a chain (both seq_cst: one of the two sees the other) and parks
+ *     there, in_chain 0, while a fork is pending, as it does between two
+ *     callbacks when it sees a fork pending (a relaxed load: soon enough;
+ *     a chain may be all of DONE, too long to wait for).  The forking
+ *     thread's own chain (a fork from a callback) is its to finish.  The
+ *     wait is bounded (one second, FORK_WAIT_NS): a callback may be
+ *     blocked on something the forking thread holds, such as a lock its
+ *     own atfork handler took before ours ran, and would otherwise hang
+ *     the fork for ever.  A callback still running then is, in the
+ *     child, neither finished nor run again: its claimer stored `rest`
+ *     and `started` before it began, and it has run since for the whole
+ *     bound; the child resumes with `rest` (one warning per process).  The child recounts
+ *     each slot's pending entries from what it holds (lists, queues): a
+ *     poster caught between counting a post to the shared queue and
+ *     pushing it, or between its exchange and its link
  *     (orcu__mpsc_after_fork()), left a count with no callback.  On the
- *     forking thread's own slot the rest of its chain counts too, and the
- *     callbacks it started but has not counted in cnt.n_done:
- *     invoke_chain() keeps that number in orcu__tls.chain_unnoted, raised
- *     before each callback runs, so it includes the one that forked.
- *  6. A barrier marker is entrained on its own slot behind the slot's
- *     last callback, and a slot has one invoker at a time (point 2), so
- *     the marker runs after every callback posted there before it,
- *     including a chain already claimed: the claimer takes the marker
- *     only once that chain returned.
+ *     forking thread's own slot its rest counts too, and what it started
+ *     but has not counted in cnt.n_done: the places from
+ *     orcu__tls.chain_noted (where it last counted) to `started`, the
+ *     callback that forked included.
+ *  6. A barrier marker is an entry like a callback, counted in n_posted
+ *     when entrained on its own slot behind the slot's last callback, and
+ *     a slot has one invoker at a time (point 2), so the marker runs after
+ *     every callback posted there before it, including a chain already
+ *     claimed.  It counts itself and what ran ahead of it done before it
+ *     ends the barrier (orcu__slot_note_marker()), so pending excludes
+ *     them when the barrier returns; no other code tells it from a
+ *     callback.
  *  7. The slot lists the posting queues of the threads that post to it
  *     (postq.c, which says who owns each, the give-back and the order
  *     rules, and why no post is missed by a leader going to sleep); a
@@ -217,12 +223,12 @@ static void rule_broken(const struct orcu__slot *s, const char *file, int line,
 			const char *rule)
 {
 	orcu__die("%s:%d: CPU %d's slot breaks %s (slot.h) at cb_lock unlock: life %d "
-		  "mode %d DONE %s inline_ready %d invoking %d inflight %p in_chain %d "
+		  "mode %d DONE %s inline_ready %d invoking %d rest %p in_chain %d "
 		  "fol.sleep %d fol.stop %d", file, line, s->st.cpu, rule,
 		  orcu__load_relaxed(&s->st.life), orcu__load_relaxed(&s->st.mode),
 		  orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE) ? "empty" : "non-empty",
 		  orcu__load_relaxed(&s->inv.inline_ready), s->inv.invoking,
-		  (void *)orcu__load_relaxed(&s->inv.inflight),
+		  (void *)orcu__load_relaxed(&s->inv.rest),
 		  orcu__load_relaxed(&s->inv.in_chain), orcu__load_relaxed(&s->fol.sleep),
 		  orcu__load_relaxed(&s->fol.stop));
 }
@@ -237,7 +243,7 @@ static void rule_broken(const struct orcu__slot *s, const char *file, int line,
  * unlock).  Only words that change under cb_lock are tied together here,
  * or a word written without it that the rule allows either way:
  * inline_ready is cleared without cb_lock (0 breaks nothing), in_chain
- * and inflight are written without it only by the claimer, while
+ * and rest are written without it only by the claimer, while
  * invoking is 1, and life only leaves NEVER_ONLINE.  Relaxed loads: the
  * lock orders what its holders wrote.
  */
@@ -255,8 +261,8 @@ void orcu__slot_check_at(const struct orcu__slot *s, const char *file, int line)
 	     mode == ORCU__SLOT_OFFLOADED, "[C1] mode is a named state");
 	RULE(mode != ORCU__SLOT_TAKEOVER || done, "[C2] TAKEOVER => DONE non-empty");
 	RULE(s->inv.invoking == 0 || s->inv.invoking == 1, "[C3] invoking is 0 or 1");
-	RULE(s->inv.invoking || !orcu__load_relaxed(&s->inv.inflight),
-	     "[C3] !invoking => inflight == NULL");
+	RULE(s->inv.invoking || !orcu__load_relaxed(&s->inv.rest),
+	     "[C3] !invoking => rest == NULL");
 	RULE(s->inv.invoking || !orcu__load_relaxed(&s->inv.in_chain),
 	     "[C4] in_chain => invoking");
 	RULE(!ready || mode != ORCU__SLOT_OFFLOADED, "[C5] inline_ready => mode != OFFLOADED");
@@ -444,12 +450,11 @@ bool orcu__slot_has_new(struct orcu__slot *s)
 	return false;
 }
 
-/* Anything counted and not yet invoked, or a barrier marker, is here:
- * the slot needs a server.  Relaxed on bar.queued: a hint; the marker
- * is read under cb_lock by whoever serves. */
+/* Anything counted and not yet invoked (a barrier marker counts too) is
+ * here: the slot needs a server. */
 bool orcu__slot_has_work(struct orcu__slot *s)
 {
-	return orcu__slot_pending(s) > 0 || orcu__load_relaxed(&s->bar.queued);
+	return orcu__slot_pending(s) > 0;
 }
 
 /* Once per slot: s never came online, yet holds callbacks (kernel commit
@@ -533,33 +538,28 @@ bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 }
 
 /* orcu_barrier: the slot's marker, running func, behind everything posted
- * to it.  The caller has counted it in the barrier (barrier.c).  The
- * marker is s->bar.head: invocation tells it from callbacks by address. */
+ * to it, counted as a post is (point 6).  The caller has counted it in the
+ * barrier too (barrier.c). */
 void orcu__slot_entrain_marker(struct orcu__slot *s, void (*func)(struct orcu_head *))
 {
 	orcu__slot_lock(s);
 	/* After the previous marker's run: barrier.c starts a barrier only
 	 * after acquiring the last one's end. */
-	s->bar.head.func = func;
+	s->marker.func = func;
 	orcu__slot_splice_new_locked(s, true);
-	orcu__cblist_entrain(&s->inv.cbl, &s->bar.head);
+	orcu__fetch_add_relaxed(&s->post.n_posted, 1);
+	orcu__cblist_entrain(&s->inv.cbl, &s->marker);
 	s->inv.n_listed++;
 	check_list(s);
-	orcu__store_relaxed(&s->bar.queued, 1);
 	orcu__slot_unlock(s);
-}
-
-/* The marker h runs (barrier.c barrier_cb(), on its slot's invoker,
- * without cb_lock): its slot has no marker queued any more. */
-void orcu__slot_marker_ran(struct orcu_head *h)
-{
-	orcu__store_relaxed(&orcu__marker_slot(h)->bar.queued, 0);
 }
 
 /* ------------------------------------------------------------------ */
 /* Invocation */
 
-static void note_invoked(struct orcu__slot *s, long n)
+/* n entries of s ran, user of them callbacks (the rest markers): counted
+ * done, and in the statistics. */
+static void note_invoked(struct orcu__slot *s, long n, long user)
 {
 	long done, left;
 
@@ -568,7 +568,12 @@ static void note_invoked(struct orcu__slot *s, long n)
 	/* For ThreadSanitizer: the callbacks before a barrier or a drain
 	 * returns (sanitize.h). */
 	orcu__tsan_release(&orcu__san_cb_done);
-	orcu__fetch_add_relaxed(&s->cnt.n_invoked, (uint64_t)n);
+	orcu__fetch_add_relaxed(&s->cnt.n_invoked, (uint64_t)user);
+	/* Served by a thread not its own (serve.c): counted before n_done,
+	 * so a barrier that returns has them counted.  Relaxed: a count. */
+	if (!orcu__load_relaxed(&s->st.attached))
+		orcu__count(adopted, user);
+	orcu__trace2(invoked, s->st.cpu, user);
 	/* Release: the callbacks' effects are visible to a barrier that
 	 * reads pending == 0.  Pairs with the acquire of n_done in
 	 * orcu__slot_pending().  They were counted in n_posted before we
@@ -585,6 +590,27 @@ static void note_invoked(struct orcu__slot *s, long n)
 		orcu__event_notify_all(&s->cnt.drain);
 }
 
+/* The claimer of s: every entry it started and has not counted yet is
+ * done (markers of them not callbacks). */
+static void note_started(struct orcu__slot *s, long markers)
+{
+	unsigned long now = orcu__load_relaxed(&s->inv.started);
+	long n = (long)(now - orcu__tls.chain_noted);
+
+	orcu__tls.chain_noted = now;
+	note_invoked(s, n, n - markers);
+}
+
+/* barrier.c's marker, run by its slot's claimer (point 6): the entries
+ * ahead of it and the marker itself are counted done before the barrier
+ * can end, so pending excludes them when it returns (orcu_drain()'s
+ * total_pending() relies on it); the marker is no callback in the
+ * statistics. */
+void orcu__slot_note_marker(void)
+{
+	note_started(orcu__tls.invoking_slot, 1);
+}
+
 /* ------------------------------------------------------------------ */
 /* fork and the invokers (point 5) */
 
@@ -594,16 +620,30 @@ static _Atomic int fork_pending;
  * thread waits on it for the claimers to leave in_chain. */
 static struct orcu__event fork_event;
 
-/* The claimer of s, in_chain, saw a fork pending: step out of the chain
- * between two callbacks until no fork is pending, then step back in. */
-static void fork_park(struct orcu__slot *s)
+static void chain_end(struct orcu__slot *s)
 {
-	do {
-		/* Pairs with the prepare and re-check of in_chain in
-		 * orcu__slots_fork_quiesce(): the notify's fence orders our
-		 * store before its waiter check. */
-		orcu__store_release(&s->inv.in_chain, 0);
+	/* Pairs with orcu__slots_fork_quiesce() as chain_begin() does, the
+	 * other way: a forking thread that read in_chain 1 before our store
+	 * is waiting, and we see its fork_pending; the notify's fence orders
+	 * our store before its waiter check. */
+	orcu__store_seq_cst(&s->inv.in_chain, 0);
+	if (orcu__unlikely(orcu__load_seq_cst(&fork_pending)))
 		orcu__event_notify_all(&fork_event);
+}
+
+/* The claimer of s enters its chain, or comes back into it; while a fork
+ * is pending it parks outside it first, holding its claim and `rest`. */
+static void chain_begin(struct orcu__slot *s)
+{
+	for (;;) {
+		/* Pairs with orcu__slots_fork_quiesce(): it raises
+		 * fork_pending, then reads in_chain; we set in_chain, then
+		 * read fork_pending (pair #12: all seq_cst, so one of us sees
+		 * the other). */
+		orcu__store_seq_cst(&s->inv.in_chain, 1);
+		if (orcu__likely(!orcu__load_seq_cst(&fork_pending)))
+			return;
+		chain_end(s);
 		for (;;) {
 			uint32_t ticket = orcu__event_prepare(&fork_event);
 
@@ -615,30 +655,7 @@ static void fork_park(struct orcu__slot *s)
 			}
 			orcu__event_wait(&fork_event, ticket, -1);
 		}
-		/* Pairs with the increment of fork_pending then the load of
-		 * in_chain in orcu__slots_fork_quiesce() (seq_cst both ways). */
-		orcu__store_seq_cst(&s->inv.in_chain, 1);
-	} while (orcu__load_seq_cst(&fork_pending));
-}
-
-static void chain_begin(struct orcu__slot *s)
-{
-	/* Pairs with orcu__slots_fork_quiesce(): it raises fork_pending,
-	 * then reads in_chain; we set in_chain, then read fork_pending
-	 * (pair #12: all seq_cst, so one of us sees the other). */
-	orcu__store_seq_cst(&s->inv.in_chain, 1);
-	if (orcu__unlikely(orcu__load_seq_cst(&fork_pending)))
-		fork_park(s);
-}
-
-static void chain_end(struct orcu__slot *s)
-{
-	/* Pairs with orcu__slots_fork_quiesce() as chain_begin() does, the
-	 * other way: a forking thread that read in_chain 1 before our store
-	 * is waiting, and we see its fork_pending. */
-	orcu__store_seq_cst(&s->inv.in_chain, 0);
-	if (orcu__unlikely(orcu__load_seq_cst(&fork_pending)))
-		orcu__event_notify_all(&fork_event);
+	}
 }
 
 /* A slot whose claimer (not us) is inside a chain, or NULL. */
@@ -648,7 +665,7 @@ static struct orcu__slot *other_chain_running(void)
 		struct orcu__slot *s = orcu__slot_of(i);
 
 		/* Pairs with the seq_cst stores of in_chain in chain_begin()
-		 * and fork_park(). */
+		 * and chain_end(). */
 		if (s != orcu__tls.invoking_slot && orcu__load_seq_cst(&s->inv.in_chain))
 			return s;
 	}
@@ -666,7 +683,7 @@ static _Atomic int fork_overrun_warned;
 void orcu__slots_fork_quiesce(void)
 {
 	/* Pairs with the seq_cst store of in_chain then load of fork_pending
-	 * in chain_begin() and fork_park(). */
+	 * in chain_begin(). */
 	orcu__fetch_add_seq_cst(&fork_pending, 1);
 	/* other_chain_running() reads which slots exist (orcu__nr_slots()):
 	 * slots set up after that start their chains with fork_pending
@@ -706,7 +723,7 @@ void orcu__slots_fork_resume(bool child)
 		orcu__event_reset(&fork_event);
 		return;
 	}
-	/* Pairs with the re-check in fork_park() (the notify fences). */
+	/* Pairs with the re-check in chain_begin() (the notify fences). */
 	orcu__fetch_sub_release(&fork_pending, 1);
 	orcu__event_notify_all(&fork_event);
 }
@@ -715,68 +732,46 @@ void orcu__slots_fork_resume(bool child)
 /* Invocation */
 
 /* Invoke a NULL-terminated chain, in order (points 3 and 5). */
-static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain, bool is_inline)
+static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain)
 {
 	struct orcu__reader *r = &orcu__reader;
-	/* Started, not yet in n_done: where a fork child finds it (point 5). */
-	long *since = &orcu__tls.chain_unnoted;
-	long user = 0;
 	/* The chain is the list's next entries: the claimer started every
 	 * one before it. */
 	unsigned long place = orcu__load_relaxed(&s->inv.started);
 
 	r->in_callback++;
 	chain_begin(s);
-	*since = 0;
+	orcu__tls.chain_noted = place;
 	/* For ThreadSanitizer: the GPs these callbacks waited for ended
 	 * before we took them (sanitize.h). */
 	orcu__tsan_acquire(&orcu__san_gp_end);
 	while (chain) {
 		struct orcu_head *h = chain;
 
-		/* A fork waits for us here (point 5); relaxed: we see it
-		 * soon enough, and it waits for in_chain, not for this. */
-		if (orcu__unlikely(orcu__load_relaxed(&fork_pending)))
-			fork_park(s);
+		/* A fork waits for us to leave the chain (point 5): we step
+		 * out with `rest` at h.  Relaxed: we see it soon enough, and
+		 * it waits for in_chain, not for this. */
+		if (orcu__unlikely(orcu__load_relaxed(&fork_pending))) {
+			chain_end(s);
+			chain_begin(s);
+		}
 		chain = h->next;
-		orcu__store_relaxed(&s->inv.inflight, chain);
-		/* Order: the store above before the callback's stores (a fork
-		 * snapshot that holds any of its effects holds this too), and
-		 * our read of h's link before the store of `started` below:
+		orcu__store_relaxed(&s->inv.rest, chain);
+		/* Release: rest, and our read of h's link, before `started`:
 		 * pairs with the acquire in still_listed() (postq.c), whose
 		 * taker may write the link once h is started. */
-		orcu__fence_release();
-		orcu__store_relaxed(&s->inv.started, ++place);
-		if (h == &s->bar.head) {
-			/* Account for the callbacks ahead of the marker first:
-			 * when the barrier returns, pending already excludes
-			 * them (orcu_drain's total_pending() relies on it). */
-			note_invoked(s, *since);
-			*since = 0;
-			h->func(h);
-			continue;
-		}
+		orcu__store_release(&s->inv.started, ++place);
 		if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) > 0))
 			orcu__double_call_forget(h);
-		/* Counted from its start: a fork from inside it leaves the
-		 * child a chain where it ran (point 5), and it returns there. */
-		++*since;
 		orcu__san_invoke(h);    /* for the sanitizers (sanitize.h) */
 		h->func(h);
-		user++;
 		/* Let backlog waiters in without waiting for a huge batch. */
-		if (*since == 256) {
-			note_invoked(s, *since);
-			*since = 0;
-		}
+		if (place - orcu__tls.chain_noted >= 256)
+			note_started(s, 0);
 	}
 	chain_end(s);
 	r->in_callback--;
-	orcu__trace2(invoked, s->st.cpu, user);
-	note_invoked(s, *since);
-	*since = 0;
-	if (is_inline)
-		orcu__fetch_add_relaxed(&s->cnt.n_inline, (uint64_t)user);
+	note_started(s, 0);
 }
 
 /*
@@ -790,6 +785,7 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 	struct orcu_head *chain;
 	long n, total = 0;
 	int cancel_state = PTHREAD_CANCEL_DISABLE;
+	uint64_t invoked;
 	bool more;
 
 	orcu__slot_lock(s);
@@ -810,23 +806,22 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 		if (!n)
 			break;
 		s->inv.invoking = 1;
-		orcu__store_relaxed(&s->inv.inflight, chain);
+		orcu__store_relaxed(&s->inv.rest, chain);
 		orcu__tls.invoking_slot = s;
 		orcu__slot_unlock(s);
 
-		/* Served by a thread not its own (serve.c): counted before
-		 * they run, so a barrier that returns has them counted.
-		 * Relaxed: a count. */
-		if (!orcu__load_relaxed(&s->st.attached))
-			for (struct orcu_head *h = chain; h; h = h->next)
-				if (h != &s->bar.head)
-					orcu__count(adopted, 1);
-		invoke_chain(s, chain, is_inline);
+		/* n_invoked is the claimer's (and its markers'): what it
+		 * adds over the chain are the callbacks it ran. */
+		invoked = orcu__load_relaxed(&s->cnt.n_invoked);
+		invoke_chain(s, chain);
 		total += n;
+		if (is_inline)
+			orcu__fetch_add_relaxed(&s->cnt.n_inline,
+						orcu__load_relaxed(&s->cnt.n_invoked) - invoked);
 
 		orcu__slot_lock(s);
 		orcu__tls.invoking_slot = NULL;
-		orcu__store_relaxed(&s->inv.inflight, NULL);
+		orcu__store_relaxed(&s->inv.rest, NULL);
 		s->inv.invoking = 0;
 		if (limit > 0)
 			break;
@@ -870,59 +865,56 @@ void orcu__slots_unlock_all(void)
 
 /*
  * fork child (lifecycle, with every cb_lock still held): only the forking
- * thread exists.  Chains other threads had claimed go back in front of
- * DONE (point 3); the forking thread's own claim, if it forked from a
- * callback, stays with it.  Then the pending count is reset from what each
- * slot really holds, the forking thread's own slot included (point 5): a
- * poster caught between counting and publishing left a count with no
- * callback, and orcu_drain() would never see zero.
+ * thread exists.  What other threads' claimers did not start goes back in
+ * front of DONE (point 3); the forking thread's own claim, if it forked
+ * from a callback, stays with it.  Then the pending count is reset from
+ * what each slot really holds, markers included (point 5): a poster
+ * caught between counting and publishing left a count with no callback,
+ * and orcu_drain() would never see zero.
  */
 void orcu__slots_after_fork_child(void)
 {
 	for (int i = 0; i < orcu__nr_slots(); i++) {
 		struct orcu__slot *s = orcu__slot_of(i);
-		struct orcu_head *rest = orcu__load_relaxed(&s->inv.inflight), *last = NULL;
-		long lazy, n, chain_n = 0, rest_user = 0;
+		struct orcu_head *rest = orcu__load_relaxed(&s->inv.rest);
+		long lazy, n = 0;
 
-		for (struct orcu_head *h = rest; h; h = h->next) {
-			chain_n++;
-			rest_user += h != &s->bar.head;
-			last = h;
-		}
-		if (s->inv.invoking && s != orcu__tls.invoking_slot) {
-			orcu__cblist_requeue_done(&s->inv.cbl, rest, last, chain_n);
-			orcu__store_relaxed(&s->inv.inflight, NULL);
-			s->inv.invoking = 0;
-		}
-		/* Every entry no longer listed was started (a claimer caught
-		 * between storing inflight and `started` may not have said
-		 * so); the forking thread's own chain says so itself. */
-		if (s != orcu__tls.invoking_slot) {
-			unsigned long listed = 0;
+		if (s == orcu__tls.invoking_slot) {
+			/* The forking thread's own chain goes on here: its
+			 * rest, and what it started (the callback that forked
+			 * included) but has not counted in n_done yet, which
+			 * it will (invoke_chain()). */
+			for (struct orcu_head *h = rest; h; h = h->next)
+				n++;
+			n += (long)(s->inv.started - orcu__tls.chain_noted);
+		} else {
+			if (s->inv.invoking) {
+				struct orcu_head *last = NULL;
 
-			for (int seg = 0; seg < ORCU__CBL_NSEGS; seg++)
-				listed += (unsigned long)s->inv.cbl.len[seg];
-			orcu__store_relaxed(&s->inv.started, s->inv.n_listed - listed);
+				for (struct orcu_head *h = rest; h; h = h->next, n++)
+					last = h;
+				orcu__cblist_requeue_done(&s->inv.cbl, rest, last, n);
+				n = 0;
+				orcu__store_relaxed(&s->inv.rest, NULL);
+				s->inv.invoking = 0;
+			}
+			/* Every entry no longer listed was started (a claimer
+			 * caught between storing rest and `started` may not
+			 * have said so). */
+			orcu__store_relaxed(&s->inv.started,
+					    s->inv.n_listed - (unsigned long)orcu__cblist_len(&s->inv.cbl));
+			orcu__store_relaxed(&s->inv.in_chain, 0);
 		}
 		lazy = orcu__mpsc_after_fork(&s->post.lazyq);
-		n = orcu__mpsc_after_fork(&s->post.newq) + lazy;
+		n += orcu__mpsc_after_fork(&s->post.newq) + lazy + orcu__cblist_len(&s->inv.cbl);
 		orcu__store_relaxed(&s->post.n_lazy, lazy);
 		orcu__postq_after_fork(s);
-		for (struct orcu_head *h = s->inv.cbl.head; h; h = h->next)
-			n += h != &s->bar.head;
-		/* The forking thread's own chain goes on here: its rest, and
-		 * what it started (the callback that forked included) but has
-		 * not counted in n_done yet, which it will (invoke_chain()). */
-		if (s == orcu__tls.invoking_slot)
-			n += rest_user + orcu__tls.chain_unnoted;
 		/* The posting queues' counts stay: what they still hold is
 		 * what they published and no take took. */
 		for (struct orcu__postq *q = s->st.postqs; q; q = q->next)
 			n -= (long)orcu__load_relaxed(&q->taken);
 		orcu__store_relaxed(&s->cnt.n_done, 0);
 		orcu__store_relaxed(&s->post.n_posted, n);
-		if (s != orcu__tls.invoking_slot)
-			orcu__store_relaxed(&s->inv.in_chain, 0);
 		orcu__event_reset(&s->cnt.drain);
 		done_drained_locked(s);
 		orcu__store_relaxed(&s->inv.lazy_armed, 0);

@@ -26,7 +26,9 @@
  *                                                     splice_new_locked
  *                                                     (cb_lock), take_lazy
  * post.n_posted      +1: count_post (call.c), before  with the posting queues'
- *                      the push; fork child           counts: >= cnt.n_done
+ *                      the push;                      counts: >= cnt.n_done
+ *                      entrain_marker (cb_lock); fork (a marker counts as a
+ *                      child                          post)
  * post.n_lazy        +1: push_lazy; -n:               counts lazyq, before the
  *                      splice_new_locked (cb_lock);   push
  *                      fork child
@@ -68,11 +70,11 @@
  *                      entrain_marker, invoke_done,
  *                      fork child (cb_lock)
  * inv.invoking       invoke_done (claim, release),    [C3] !invoking =>
- *                      fork child (cb_lock)           inflight == NULL
- * inv.inflight       the claimer: invoke_done         [C4] in_chain => invoking
- * inv.in_chain         (cb_lock); invoke_chain,       (a claimer is in a chain
- *                      fork_park (no lock); fork      only while it holds the
- *                      child                          claim)
+ *                      fork child (cb_lock)           rest == NULL
+ * inv.rest           the claimer: invoke_done         [C4] in_chain => invoking
+ * inv.in_chain         (cb_lock); invoke_chain (rest  (a claimer is in a chain
+ *                      per callback, in_chain per     only while it holds the
+ *                      chain; no lock); fork child    claim)
  * inv.inline_ready   1: offer_inline_locked (nocb.c   [C5] inline_ready => mode
  * inv.inline_          scan_done: INLINE, online,     != OFFLOADED, DONE
  *   deadline_ns        !hurry; cb_lock)               non-empty and life !=
@@ -81,10 +83,12 @@
  *                      done_drained_locked,           makes it 0, which every
  *                      set_offloaded(on) (cb_lock);   rule allows
  *                      forget_threads (no lock)
- * inv.n_listed      splice_new_locked,               only grows; >= started
+ * inv.n_listed       splice_new_locked,               only grows; >= started
  *                      entrain_marker (cb_lock)
  * inv.started        invoke_chain (the claimer, per   the place of the last
- *                      entry); fork child (cb_lock)   entry started
+ *                      entry, release: postq.c's      entry started
+ *                      still_listed()); fork child
+ *                      (cb_lock)
  * inv.lazy_armed     set_lazy_armed_locked (nocb.c    a hint for the re-scan
  *                      scan_slot; cb_lock), fork
  *                      child
@@ -99,17 +103,17 @@
  *                    0: follower_reset (no follower)
  * fol.wake           reset: follower_reset, fork      the follower waits on it
  *                      child; notified by the wakers  (nocb.c)
- * bar.head           entrain_marker (barrier.c        in inv.cbl => bar.queued
- *                      mark_slot; cb_lock)            (not asserted: a walk of
- *                                                     the list)
- * bar.queued         1: entrain_marker (cb_lock)      stays 1 while an
- *                    0: marker_ran (barrier.c         invoker's chain holds the
- *                      barrier_cb: invoker, no lock)  marker
- * cnt.n_done         note_invoked (release); fork     <= counted (BUG_ON there)
- *                      child; splice_new_locked (a
- *                      post left out, postq.c)
- * cnt.n_invoked      note_invoked, invoke_chain       statistics
- * cnt.n_inline
+ * marker             entrain_marker (barrier.c        one barrier at a time
+ *                      mark_slot; cb_lock)            (barrier.c)
+ * cnt.n_done         note_invoked (release; the       <= counted (BUG_ON there)
+ *                      claimer, and a marker for what
+ *                      ran up to it: note_marker);
+ *                      fork child; splice_new_locked
+ *                      (a post left out, postq.c)
+ * cnt.n_invoked      note_invoked (callbacks, not     statistics
+ *                      markers)
+ * cnt.n_inline       invoke_done (what n_invoked      statistic
+ *                      gained over an inline chain)
  * cnt.n_takeover     take_over_locked                 statistic
  * cnt.drain          notified by note_invoked; waited -
  *                      on by orcu_wait_backlog
@@ -153,7 +157,7 @@ enum orcu__slot_mode {
  * orcu_call path (the invokers count what they ran in cnt, on another
  * line: pending is posted minus done); invokers write it only to take the
  * queues, once per batch.  post, st and inv each start a cache line; fol,
- * bar and cnt follow inv. */
+ * marker and cnt follow inv. */
 struct orcu__slot {
 	/* --- enqueue side: written by posting threads --- */
 	struct {
@@ -197,11 +201,12 @@ struct orcu__slot {
 		 * saw lazy callbacks and armed a timer; read by that leader's re-scan */
 		_Atomic int lazy_armed;
 		_Atomic int inline_ready;      /* leader sets, inline invoker clears */
-		/* The rest of the chain being invoked, written by the invoker before
-		 * each callback: a fork child puts it back (slot.c). */
-		struct orcu_head *_Atomic inflight;
-		/* 1 while the claimer runs a chain's callbacks, 0 while it is parked
-		 * between two of them for a fork (slot.c point 5): claimer only. */
+		/* The entries of the chain being invoked that the claimer has
+		 * not started: set at the claim, then before each callback; a
+		 * fork child puts them back (slot.c point 3). */
+		struct orcu_head *_Atomic rest;
+		/* 1 while the claimer runs a chain, 0 while it is parked
+		 * before or in one for a fork (slot.c point 5): claimer only. */
 		_Atomic int in_chain;
 		/* Places in the list, counted from the first entry ever put in
 		 * (callbacks and markers): how many were put in, and the place
@@ -218,12 +223,9 @@ struct orcu__slot {
 		_Atomic int stop;
 	} fol;
 
-	/* --- the barrier marker of this slot (under barrier state), and
-	 * whether it is queued here (set by the barrier, cleared when it runs) --- */
-	struct {
-		struct orcu_head head;
-		_Atomic int queued;
-	} bar;
+	/* --- the barrier marker of this slot (barrier.c, one barrier at a
+	 * time): an entry of the list, counted as a post is --- */
+	struct orcu_head marker;
 
 	/* --- written by the invoker --- */
 	struct {
@@ -384,12 +386,6 @@ static inline void orcu__slot_add_postq(struct orcu__slot *s, struct orcu__postq
 							memory_order_relaxed));
 }
 
-/* The slot whose barrier marker h is. */
-static inline struct orcu__slot *orcu__marker_slot(struct orcu_head *h)
-{
-	return (struct orcu__slot *)((char *)h - offsetof(struct orcu__slot, bar.head));
-}
-
 /* ------------------------------------------------------------------ */
 /* The posters' writes (call.c), inline: the orcu_call path makes no call
  * for them. */
@@ -464,7 +460,7 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
 bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 			       unsigned long *first, unsigned long *last);
 void orcu__slot_entrain_marker(struct orcu__slot *s, void (*func)(struct orcu_head *));
-void orcu__slot_marker_ran(struct orcu_head *h);
+void orcu__slot_note_marker(void);
 /* Invocation */
 long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
 bool orcu__slot_safe_to_invoke_here(void);

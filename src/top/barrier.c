@@ -12,7 +12,10 @@
  * all of them.  A slot whose pending count is 0 has invoked everything
  * posted to it: invokers count them done with release after the callbacks
  * ran, and we read that with acquire.  Such slots cost a load, nothing
- * more.
+ * more.  A marker is counted in its slot's pending as a callback is (so a
+ * slot whose marker waits has work for its server), and counts itself
+ * and what ran ahead of it done before it counts the barrier down: when
+ * the barrier returns, pending excludes them (orcu_drain() reads it).
  *
  * Slots without threads (kernel commit d7e29933969e).  A slot that never
  * came online has no threads, so a marker there would never run: the 2014
@@ -70,7 +73,10 @@ static void barrier_cb(struct orcu_head *h)
 {
 	long left;
 
-	orcu__slot_marker_ran(h);
+	(void)h;
+	/* What ran ahead of us on the slot is counted done first: pending
+	 * excludes it when the barrier returns (orcu_drain()). */
+	orcu__slot_note_marker();
 	/* Release: the callbacks ahead of this marker are done.  Acquire:
 	 * the last to count down (barrier_finish()) passes every other
 	 * countdown's release on to the waiters.  Pairs with the other

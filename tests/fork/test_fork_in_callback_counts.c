@@ -5,7 +5,7 @@
  *
  * The forking thread's own slot goes on invoking its chain in the child,
  * so its pending count cannot simply be recomputed from the lists as the
- * other slots' are: the chain's rest (inflight), the running callback and
+ * other slots' are: the chain's rest (inv.rest), the running callback and
  * the ones the invoker ran but has not counted in n_done yet are pending
  * too.  It used to keep the parent's counts instead, and those hold any
  * post to the shared queue that was counted in n_posted but not pushed
