@@ -62,6 +62,12 @@ struct orcu__postq;
 
 #define ORCU__CACHELINE 64
 #define ORCU__ALIGNED __attribute__((aligned(ORCU__CACHELINE)))
+
+/* orcu_free_rcu()'s head (free.c) carries, as its function, its offset in
+ * the object plus one: no function lives in the first page, so the
+ * invoker (slot.c invoke_chain()) frees the object instead of calling. */
+#define ORCU__FREE_AT(offset) ((void (*)(struct orcu_head *))(uintptr_t)((offset) + 1))
+#define ORCU__IS_FREE_AT(f) ((uintptr_t)(f) <= ORCU_FREE_RCU_MAX_OFFSET)
 #define ORCU__HIDDEN __attribute__((visibility("hidden")))
 #define orcu__likely(x) __builtin_expect(!!(x), 1)
 #define orcu__unlikely(x) __builtin_expect(!!(x), 0)

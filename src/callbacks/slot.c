@@ -764,7 +764,10 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain)
 		if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) > 0))
 			orcu__double_call_forget(h);
 		orcu__san_invoke(h);    /* for the sanitizers (sanitize.h) */
-		h->func(h);
+		if (orcu__unlikely(ORCU__IS_FREE_AT(h->func)))
+			free((char *)h - ((uintptr_t)h->func - 1));
+		else
+			h->func(h);
 		/* Let backlog waiters in without waiting for a huge batch. */
 		if (place - orcu__tls.chain_noted >= 256)
 			note_started(s, 0);

@@ -48,8 +48,8 @@
  *     period and free at once (orcu_synchronize()), which is why they
  *     are not allowed in a reader section or a callback (checked on
  *     every call, not only when memory runs out).  orcu_free_rcu()
- *     posts the object's own head instead, with the callback of its
- *     head's offset (offset_cbs), and never blocks.
+ *     posts the object's own head instead, its offset in the object
+ *     as its function (ORCU__FREE_AT, slot.h), and never blocks.
  *  5. fork: recs_lock is taken across it (lifecycle.c); in the child the
  *     threads that are gone have busy and flush cleared, and their open
  *     batches, still listed, are posted by the child's next flush.
@@ -528,40 +528,6 @@ int orcu__retire_nb(void *p, void (*deleter)(void *))
 	return p ? add(BATCH_RETIRE_HOT, p, deleter) : 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* orcu_free_rcu's fallback: one callback per head offset (point 4). */
-
-#define ORCU__OFFSET_CB(i) \
-	static void offset_cb_##i(struct orcu_head *h) \
-	{ free((char *)h - (i) * sizeof(void *)); }
-#define ORCU__OFFSET_CB8(a) \
-	ORCU__OFFSET_CB(a##0) ORCU__OFFSET_CB(a##1) ORCU__OFFSET_CB(a##2) \
-	ORCU__OFFSET_CB(a##3) ORCU__OFFSET_CB(a##4) ORCU__OFFSET_CB(a##5) \
-	ORCU__OFFSET_CB(a##6) ORCU__OFFSET_CB(a##7)
-#define ORCU__OFFSET_CB64(a) \
-	ORCU__OFFSET_CB8(a##0) ORCU__OFFSET_CB8(a##1) ORCU__OFFSET_CB8(a##2) \
-	ORCU__OFFSET_CB8(a##3) ORCU__OFFSET_CB8(a##4) ORCU__OFFSET_CB8(a##5) \
-	ORCU__OFFSET_CB8(a##6) ORCU__OFFSET_CB8(a##7)
-/* Octal indices (0777 is 511): 512 callbacks, offsets 0 to 511 words. */
-ORCU__OFFSET_CB64(00) ORCU__OFFSET_CB64(01) ORCU__OFFSET_CB64(02)
-ORCU__OFFSET_CB64(03) ORCU__OFFSET_CB64(04) ORCU__OFFSET_CB64(05)
-ORCU__OFFSET_CB64(06) ORCU__OFFSET_CB64(07)
-
-#define ORCU__OFFSET_REF(i) offset_cb_##i,
-#define ORCU__OFFSET_REF8(a) \
-	ORCU__OFFSET_REF(a##0) ORCU__OFFSET_REF(a##1) ORCU__OFFSET_REF(a##2) \
-	ORCU__OFFSET_REF(a##3) ORCU__OFFSET_REF(a##4) ORCU__OFFSET_REF(a##5) \
-	ORCU__OFFSET_REF(a##6) ORCU__OFFSET_REF(a##7)
-#define ORCU__OFFSET_REF64(a) \
-	ORCU__OFFSET_REF8(a##0) ORCU__OFFSET_REF8(a##1) ORCU__OFFSET_REF8(a##2) \
-	ORCU__OFFSET_REF8(a##3) ORCU__OFFSET_REF8(a##4) ORCU__OFFSET_REF8(a##5) \
-	ORCU__OFFSET_REF8(a##6) ORCU__OFFSET_REF8(a##7)
-static void (*const offset_cbs[])(struct orcu_head *) = {
-	ORCU__OFFSET_REF64(00) ORCU__OFFSET_REF64(01) ORCU__OFFSET_REF64(02)
-	ORCU__OFFSET_REF64(03) ORCU__OFFSET_REF64(04) ORCU__OFFSET_REF64(05)
-	ORCU__OFFSET_REF64(06) ORCU__OFFSET_REF64(07)
-};
-
 void orcu__free_rcu(void *p, size_t offset)
 {
 	/* The macro checks this at compile time; a direct call here. */
@@ -569,8 +535,7 @@ void orcu__free_rcu(void *p, size_t offset)
 		orcu__misuse("orcu_free_rcu", "the head is not within the object's first "
 			     "ORCU_FREE_RCU_MAX_OFFSET bytes at a pointer-aligned offset");
 	if (p && orcu__unlikely(add(BATCH_FREE, p, NULL) != 0))
-		orcu_call((struct orcu_head *)((char *)p + offset),
-			  offset_cbs[offset / sizeof(void *)]);
+		orcu_call((struct orcu_head *)((char *)p + offset), ORCU__FREE_AT(offset));
 }
 
 /* ------------------------------------------------------------------ */
