@@ -24,30 +24,28 @@
  * done before it counts the barrier down (orcu__slot_note_marker()), so
  * a slot whose marker waits has work (orcu__slot_has_work()).
  *
- * Who serves slot 1 while it is not attached (serve.c): the adopter (slot
- * 0's leader acting for the running leader that is orcu__g.adopter), which
- * scans slot 1's own list in place; if no adopter runs, the barrier waiter
+ * Who serves slot 1 while it is not attached (serve.c rule b): whoever
+ * drives grace periods, in place: the GP thread, which takes `unserved`
+ * and serves slot 1's own list; if no GP thread runs, the barrier waiter
  * when its timed wait runs out (orcu__serve_waited(), nondeterministic
- * timeout here).  `adopter` is 1 from the start, or becomes 1 at any
- * moment, or never: adopter 0 stands for "no leader serves orphans" (in
- * the C code, no leader runs then; the model keeps slot 0's leader serving
- * slot 0 itself to keep the state small), a later adopter is a new leader,
- * which scans for orphans before it first sleeps.
+ * timeout here), which takes `unserved` the same way.  `gpthr` is 1 from
+ * the start, or becomes 1 at any moment (the creation retry), or never.
  *
  * Proctype  <->  C function it mirrors
  *   enqueuer  orcu_call() -> do_call() (src/top/call.c): publish, count, wake the
  *             slot's leader, or if the slot is not attached
- *             orcu__serve_posted() (src/callbacks/serve.c): raise the adopter's
- *             `orphans` (which forces its wake), else `unserved`
- *   leader    leader_main() + follower_main() of slot s (src/callbacks/nocb.c); for
- *             slot 0 also the adopter: take `orphans`, scan_orphans() +
- *             leader_invoke() of slot 1 in place while it is not attached
- *             and has work; leader_sleep() until own new work or a forced
- *             wake
+ *             orcu__serve_posted() (src/callbacks/serve.c): raise `unserved`
+ *             (and kick the GP thread)
+ *   leader    leader_main() + follower_main() of slot s (src/callbacks/nocb.c),
+ *             its own slot only; leader_sleep() until own new work or a
+ *             forced wake
+ *   gp        gp_thread_main() (src/readers/gp.c) and serve_unserved()
+ *             (src/callbacks/serve.c): take `unserved`, then serve slot 1
+ *             in place (serve_slot()) if it is not attached and has work;
+ *             sleep until `unserved`; it runs from the start, or is
+ *             created at any moment (orcu__retry()), or never
  *   hotplug   slot 1 online: orcu__nocb_spawn_slot() (attach, then a forced
  *             wake: the new leader scans first)
- *   adopt     a leader becoming orcu__g.adopter (orcu__nocb_spawn_slot());
- *             it scans for orphans first (leader_main()'s orphans = true)
  *   barrier   orcu__barrier_timed() (src/top/barrier.c): barrier_start() with
  *             mark_slot() per slot (pending > 0 -> count, entrain the
  *             marker behind the slot's last callback on that slot
@@ -69,7 +67,7 @@
  *                Expected: hang.
  *   -DV2014      _rcu_barrier() before commit d7e29933969e (35ce7f29a44a era):
  *                a marker is posted on every no-CBs CPU, kthread or not; no
- *                adopter, no serving waiter (the kernel has neither).
+ *                in-place server, no serving waiter (the kernel has neither).
  *                Expected: hang (marker on a slot that has no thread).
  *   -DV2014FIX   commit d7e29933969e: rcu_nocb_cpu_needs_barrier() looks
  *                at the three lists; empty -> skip; callbacks but no kthread
@@ -101,8 +99,8 @@ chan cbl[NSLOT] = [QSZ] of { byte };  /* a slot's callbacks, in order */
 byte npending[NSLOT];  /* counted (markers too) and not yet returned from invocation */
 bit  invoking[NSLOT];  /* the slot's invocation claim */
 bit  attached[NSLOT];
-bit  adopter;          /* a running leader serves unattached slots */
-bit  orphans;          /* the adopter's flag; raising it forces its wake */
+bit  gpthr;            /* the GP thread runs */
+bit  unserved;         /* orcu__g.unserved; raising it kicks the GP thread */
 bit  bstarted, bdone;
 byte bcount;           /* barrier_count: markers not yet invoked + the pass's bias */
 bit  pre[NCB];         /* posted (orcu_call returned) before the barrier began */
@@ -151,12 +149,10 @@ inline invoke_done(s, id, did) {
 	od
 }
 
-/* orcu__serve_posted(): s is not attached; raise the server's flag. */
+/* orcu__serve_posted(): s is not attached; raise the server's flag (the
+ * GP thread, if it runs, is kicked: it sleeps until the flag is set). */
 inline serve_posted() {
-	if
-	:: adopter -> orphans = 1      /* forced wake of the adopter */
-	:: else -> skip                /* `unserved`: no GP thread here; a waiter serves */
-	fi
+	unserved = 1
 }
 
 proctype enqueuer(byte id; byte s)
@@ -179,29 +175,8 @@ proctype leader(byte s)
 {
 	byte id = NONE;
 	bit did;
-	bit serving = 1;   /* leader_main()'s `orphans`: a new adopter scans first */
 pass:
-#ifndef KERNEL
-	/* the adopter: take `orphans`; scan_orphans() of slot 1 */
-	atomic {
-		did = 0;
-		if
-		:: s == 0 && adopter ->
-			if
-			:: orphans -> orphans = 0; serving = 1
-			:: else
-			fi;
-			serving = serving && !attached[1] && has_work(1)
-		:: else
-		fi
-	};
-	if
-	:: s == 0 && adopter && serving -> invoke_done(1, id, did)   /* leader_invoke() */
-	:: else
-	fi;
-#else
 	did = 0;
-#endif
 	invoke_done(s, id, did);
 	if
 	:: did -> goto pass              /* progress: scan again */
@@ -209,8 +184,40 @@ pass:
 	fi;
 	/* leader_sleep(): until its own slot has new work or a forced wake */
 end_sleep:
-	atomic { len(cbl[s]) > 0 || (s == 0 && adopter && orphans) };
+	atomic { len(cbl[s]) > 0 };
 	goto pass
+}
+
+/* serve_unserved(): take the flag, then slot 1 in place (serve_slot()) */
+inline serve_unserved(id, did) {
+	if
+	:: atomic { unserved -> unserved = 0 };
+		if
+		:: atomic { !attached[1] && has_work(1) -> skip };
+			invoke_done(1, id, did)
+		:: else
+		fi
+	:: else
+	fi
+}
+
+proctype gp()
+{
+	byte id = NONE;
+	bit did;
+	if
+	:: gpthr -> skip                /* ran from the start */
+	:: !gpthr -> gpthr = 1          /* created at some moment (orcu__retry()) */
+	:: !gpthr -> goto end_never     /* never created */
+	fi;
+end_sleep:
+	do
+	:: atomic { unserved -> skip };
+		serve_unserved(id, did);
+		did = 0
+	od;
+end_never:
+	skip
 }
 
 proctype hotplug()
@@ -218,14 +225,6 @@ proctype hotplug()
 	if
 	:: skip                         /* slot 1 never comes online */
 	:: atomic { attached[1] = 1; run leader(1) }  /* attach, forced wake */
-	fi
-}
-
-proctype adopt()
-{
-	if
-	:: skip                         /* no leader serves orphans */
-	:: atomic { adopter = 1; orphans = 1 }
 	fi
 }
 
@@ -284,10 +283,7 @@ proctype barrier()
 	:: bcount != 0 ->
 		/* timed out: orcu__serve_waited() */
 		if
-		:: !adopter && !attached[1] && has_work(1) ->
-			did = 0;
-			invoke_done(1, id, did);
-			did = 0
+		:: !gpthr -> serve_unserved(id, did); did = 0
 		:: else
 		fi
 #endif
@@ -303,9 +299,10 @@ init {
 		attached[0] = 1;
 #ifndef KERNEL
 		if
-		:: adopter = 1
-		:: run adopt()
+		:: gpthr = 1
+		:: skip
 		fi;
+		run gp();
 #endif
 		run leader(0);
 		run enqueuer(0, 0);

@@ -135,8 +135,8 @@ check $SV "orcu"                      sv_orcu      ""                   safety  
 check $SV "orcu"                      sv_orcu      ""                   ltl:nolost verify
 check $SV "orcu"                      sv_orcu      ""                   live:live  verify
 check $SV "orcu, slot 1's follower"   sv_follower  "-DFOLLOWER"         safety     verify
-check $SV "mutant: one orphan pass"   sv_onepass   "-DNO_ORPHAN_RESCAN" ltl:nolost cex
-check $SV "mutant: one orphan pass"   sv_onepass   "-DNO_ORPHAN_RESCAN" live:live  cex
+check $SV "mutant: clear after serve" sv_clearafter "-DCLEAR_AFTER"      ltl:nolost cex
+check $SV "mutant: clear after serve" sv_clearafter "-DCLEAR_AFTER"      live:live  cex
 check $SV "mutant: attach, no wake"   sv_attachgap "-DATTACH_GAP"       ltl:nolost cex
 
 RW=reader_wake

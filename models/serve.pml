@@ -1,82 +1,89 @@
 /*
  * serve.pml -- the server rule (docs/DESIGN.md 5.8, src/callbacks/serve.c): callbacks never
- * move between slots; whoever serves a slot scans and invokes it in place.
+ * move between slots; a slot is served by its own threads, else in place
+ * by whoever drives grace periods.
  *
  * 2 slots, each in its own group.  Slot 0 is attached from the start: its
- * leader L0 runs and is the adopter (orcu__g.adopter); L0 invokes slot 0's
- * callbacks itself (no follower).  Slot 1's threads may never exist, or be
+ * leader L0 runs and invokes slot 0's callbacks itself (no follower); a
+ * leader scans only its own group.  Slot 1's threads may never exist, or be
  * created at any moment (the thread-creation retry): its follower F1
  * and/or its leader L1.  Callbacks 0 and 1 are posted to slot 1 (and with
- * -DPOST0 callback 2 to slot 0), each at any moment.
+ * -DPOST0 callback 2 to slot 0), each at any moment.  The server S is
+ * whoever drives GPs: the GP thread, or where none runs an application
+ * thread that waits or passes a safe point (those poll on a timeout; the
+ * GP thread sleeps, so S sleeps here as the GP thread does).
  *
  * A slot is a FIFO of three lists under its cb_lock (one atomic step in the
  * model): newq (posted, not yet spliced), wl (spliced, waiting for a GP),
  * done (ready).  The GP is abstracted as always available: a scan moves
  * wl to done (the GP its callbacks waited for ended), then splices newq
  * into wl, and a scanner that left callbacks in wl waits for the GP (at
- * once) and scans again.  Ready callbacks are invoked by the slot's
- * follower if it has one (woken by the scanner), else by the scanner,
- * under the per-slot claim `invoking`: taken under cb_lock, the holder
- * looks for more before it lets go, a thread that finds it busy leaves the
- * work to the holder.
+ * once) and scans again; the server drives the GPs itself, so its serve
+ * moves newq through wl to done at once.  Ready callbacks are invoked by
+ * the slot's follower if it has one (woken by the scanner), else by the
+ * scanner, under the per-slot claim `invoking`: taken under cb_lock, the
+ * holder looks for more before it lets go, a thread that finds it busy
+ * leaves the work to the holder.
  *
  * Proctype  <->  C it mirrors
  *   poster    orcu_call() -> do_call() (src/top/call.c): publish (seq_cst
  *             exchange of the queue tail, or a release store and the fence
- *             of the orphan path), orcu__nocb_wake_leader() of the slot's
- *             leader (src/callbacks/slot.c), then, if the slot is not attached, the
- *             orphan path (orcu__serve_posted(), src/callbacks/serve.c): if `orphans` reads 0 and the exchange to 1 returns
- *             0, a forced wake of the adopter (force = 1, fence, notify).
- *   leader    leader_main() (src/callbacks/nocb.c) with the server rule: the adopter,
- *             at the top of each pass, takes `orphans` (exchange to 0) and
- *             then serves: while serving_orphans (leader_main()'s local
- *             `orphans`, kept by scan_orphans()) it scans every slot that is
- *             not attached and has work, in place, with scan_slot(), and
- *             keeps serving_orphans while such a slot still has work
- *             (pending > 0 or new posts); leader_sleep(): sleep = SLEEPING,
- *             prepare (fence), re-scan (own attached slots, force, the
- *             adopter's orphans flag, sleep), wait.
+ *             of orcu__serve_posted()), orcu__nocb_wake_leader() of the
+ *             slot's leader (src/callbacks/slot.c), then, if the slot is not
+ *             attached, orcu__serve_posted() (src/callbacks/serve.c): if
+ *             `unserved` reads 0, store 1 and kick the GP thread
+ *             (orcu__gp_kick(): fence, notify unless it reads it awake).
+ *   server    gp_thread_main() (src/readers/gp.c) and the serve hook,
+ *             serve_unserved() (src/callbacks/serve.c): exchange `unserved`
+ *             to 0, fence, then every slot that is not attached and has
+ *             work, in place (serve_slot()); then sleep: req.sleeping,
+ *             prepare (fence), re-check `unserved` (serve_due_ns()), wait.
+ *   leader    leader_main() (src/callbacks/nocb.c): scan its own attached
+ *             slots, invoke where no follower; leader_sleep(): sleep =
+ *             SLEEPING, prepare (fence), re-scan (own attached slots, force,
+ *             sleep), wait.
  *   follower  follower_main() (src/callbacks/nocb.c)
  *   spawner   orcu__nocb_spawn_slot() (src/callbacks/nocb.c) under orcu__g.lock, via
  *             the thread-creation retry (src/callbacks/serve.c): follower first (may
- *             fail), leader (may fail, retried once), then attach the slot
+ *             fail), leader (may fail), then attach the slot
  *             (orcu__slot_attach()) and force-wake its leader.
  *
  * Memory is sequentially consistent here.  That holds because every
  * publication the rule relies on is seq_cst or fenced: the post is a
  * seq_cst exchange (a post to a thread's own queue is a release store, and
- * orcu__serve_posted() fences before it reads orphans; postq_wake.pml
- * covers the own-queue store against the leader), `orphans` is exchanged
- * on both sides, a forced wake stores force then fences before it reads
- * `sleep`, and the leader fences between `sleep = SLEEPING` and its re-scan.
- * The poster's read of `attached` must come after its publication (see
- * models/README.md).
+ * orcu__serve_posted() fences before it reads `unserved`; postq_wake.pml
+ * covers the own-queue store against the leader), the server exchanges
+ * `unserved` and fences before it scans, a kick fences before it reads
+ * the GP thread's sleep, a forced wake stores force then fences before it
+ * reads `sleep`, and both sleepers fence between their sleep state and
+ * their re-check.  The poster's read of `attached` must come after its
+ * publication (see models/README.md).
  *
  * Variants (spin's cpp):
  *   default            orcu.  Expected: verified.
  *   -DFOLLOWER         slot 1's follower may be created too, alone (its
- *                      leader failed: the adopter wakes it) or before its
- *                      leader.  Expected: verified (bigger: safety only in
- *                      run.sh).
- *   -DNO_ORPHAN_RESCAN mutant: the adopter serves orphans for one pass
- *                      only after taking `orphans` (serving_orphans cleared
- *                      even though an orphan slot still has work) and does
- *                      not re-check `orphans` before sleeping.  Expected:
- *                      lost wake-up: slot 1's callbacks wait for a GP in
- *                      wl, nobody scans slot 1 again.
+ *                      leader failed: the server invokes, the follower
+ *                      may too) or before its leader.  Expected: verified
+ *                      (bigger: safety only in run.sh).
+ *   -DCLEAR_AFTER      mutant: the server clears `unserved` after its
+ *                      serve instead of taking it before.  Expected: lost
+ *                      wake-up: a poster that published after the serve
+ *                      read the flag still 1 and raised nothing; the server
+ *                      clears it and sleeps with slot 1's callback posted.
  *   -DATTACH_GAP       mutant: a slot becomes attached without a forced
  *                      wake of its leader.  Expected: lost wake-up: L1 ran
  *                      its first scan before the attach (it skipped slot 1)
- *                      and sleeps; L0 no longer serves slot 1 (attached).
+ *                      and sleeps; a poster that reads the slot attached
+ *                      leaves it to L1, and the server skips it.
  *
  * Properties:
  *   - safety (assert): no callback is invoked twice;
- *   - safety (ltl `nolost`): no lost wake-up -- never is a leader blocked in
- *     its futex wait while a slot it must serve has work only a scanner can
- *     move on (new posts, callbacks waiting for a GP, ready callbacks with
- *     no follower and no claim holder) and no poster or spawner is still on
- *     its way to wake it: L0 for slot 0 and, while slot 1 is not attached,
- *     for slot 1; L1 for slot 1 once attached;
+ *   - safety (ltl `nolost`): no lost wake-up -- never is a leader or the
+ *     server blocked in its futex wait while a slot it must serve has work
+ *     only a scanner can move on (new posts, callbacks waiting for a GP,
+ *     ready callbacks with no follower and no claim holder) and no poster
+ *     or spawner is still on its way to wake it: L0 for slot 0, L1 for
+ *     slot 1 once attached, the server for slot 1 while it is not;
  *   - liveness (ltl `live`, weak fairness): every posted callback is
  *     eventually invoked: <> (ninvoked == NCB).
  */
@@ -101,7 +108,10 @@ bit  sleep[NSLOT];        /* leader g: 1 == SLEEPING                        */
 bit  force[NSLOT];
 bit  notified[NSLOT];     /* the leader's event was notified since prepare */
 bit  in_futex[NSLOT];     /* leader g is blocked in orcu__event_wait()      */
-bit  orphans;             /* orcu__g.orphans                                */
+bit  unserved;            /* orcu__g.unserved                               */
+bit  ssleep;              /* the server's req.sleeping                      */
+bit  snotified;           /* the server's event was notified since prepare */
+bit  s_futex;             /* the server is blocked in orcu__event_wait()    */
 bit  invoked[NCB];
 byte ninvoked;
 byte onway;               /* ghost: posters between publish and wake done   */
@@ -109,10 +119,11 @@ bit  attaching;           /* ghost: spawner between attach and its wake     */
 
 #define STUCK(s) (len(newq[s]) > 0 || len(wl[s]) > 0 || \
 		  (len(done[s]) > 0 && !has_follower[s] && !invoking[s]))
-#define LOST0 (in_futex[0] && (STUCK(0) || (!attached[1] && STUCK(1))) && onway == 0)
+#define LOST0 (in_futex[0] && STUCK(0) && onway == 0)
 #define LOST1 (in_futex[1] && attached[1] && STUCK(1) && onway == 0 && !attaching)
+#define LOSTS (s_futex && !attached[1] && STUCK(1) && onway == 0)
 
-ltl nolost { [] !(LOST0 || LOST1) }
+ltl nolost { [] !(LOST0 || LOST1 || LOSTS) }
 ltl live   { <> (ninvoked == NCB) }
 
 inline notify(g) { atomic { notified[g] = 1; in_futex[g] = 0 } }
@@ -137,18 +148,21 @@ inline wake_leader(g, f) {
 
 proctype poster(byte s; byte id)
 {
-	bit first;
 	/* publish: seq_cst exchange of the tail; counted before visible */
 	atomic { newq[s]!id; pending[s]++; onway++ };
 	wake_leader(s, 0);
-	/* not attached: the orphan path (fence, exchange of orphans) */
+	/* not attached: orcu__serve_posted() (fence, load, store, kick) */
 	if
-	:: atomic { !attached[s] -> first = !orphans; orphans = 1 };
-		if
-		:: first -> wake_leader(0, 1)     /* adopter: L0 */
-		:: else
-		fi;
-		onway--
+	:: atomic { !attached[s] && !unserved -> skip };
+		unserved = 1;
+		/* orcu__gp_kick(): fence, read req.sleeping, notify */
+		atomic {
+			if
+			:: ssleep -> snotified = 1; s_futex = 0
+			:: else -> skip
+			fi;
+			onway--
+		}
 	:: atomic { else -> onway-- }
 	fi
 }
@@ -205,25 +219,15 @@ inline scan_slot(s) {
 }
 
 #define HAS_NEW(s) (len(newq[s]) > 0)
-#ifdef NO_ORPHAN_RESCAN
-#define ORPHANS_SET(g) false
-#else
-#define ORPHANS_SET(g) (g == 0 && orphans)   /* the adopter's re-check */
-#endif
 
 proctype leader(byte g)
 {
 	byte tmp, id;
-	bit need_gp, did, serving, orphan;
+	bit need_gp, did;
 	do
-	:: /* top of the pass: take force; the adopter takes the orphans flag;
-	    * then scan its own group (cb_lock) */
+	:: /* top of the pass: take force, scan its own group (cb_lock) */
 	   atomic {
-		force[g] = 0; need_gp = 0; did = 0; orphan = 0;
-		if
-		:: g == 0 && orphans -> orphans = 0; serving = 1
-		:: else -> skip
-		fi;
+		force[g] = 0; need_gp = 0; did = 0;
 		if
 		:: attached[g] -> scan_slot(g)
 		:: else -> skip
@@ -234,30 +238,6 @@ proctype leader(byte g)
 		fi
 	   };
 	   invoke_rest(g);
-	   /* the adopter: every slot that is not attached and has work, in
-	    * place, with the same scan */
-	   atomic {
-		if
-		:: g == 0 && serving ->
-			serving = 0;
-			if
-			:: !attached[1] && pending[1] > 0 ->
-				scan_slot(1);
-				orphan = 1;
-#ifndef NO_ORPHAN_RESCAN
-				/* still had work: keep serving next pass */
-				serving = (pending[1] > 0)
-#endif
-			:: else -> skip
-			fi
-		:: else -> skip
-		fi;
-		if
-		:: orphan && !has_follower[1] -> invoke_claim(1)
-		:: else -> id = NCB
-		fi
-	   };
-	   invoke_rest(1);
 	   /* wait for the GP (at once) or, with progress made, scan again;
 	    * else leader_sleep(): sleep = SLEEPING, prepare (fence) */
 	   if
@@ -266,8 +246,7 @@ proctype leader(byte g)
 		/* re-scan; wait while no notify came after the prepare */
 		atomic {
 			if
-			:: (attached[g] && HAS_NEW(g)) || force[g] || sleep[g] == 0 ||
-			   ORPHANS_SET(g) -> sleep[g] = 0
+			:: (attached[g] && HAS_NEW(g)) || force[g] || sleep[g] == 0 -> sleep[g] = 0
 			:: else ->
 				if
 				:: sleep[g] == 1 && !notified[g] -> in_futex[g] = 1
@@ -277,6 +256,56 @@ proctype leader(byte g)
 		};
 end_futex:	atomic { in_futex[g] == 0 -> sleep[g] = 0 }
 	   fi
+	od
+}
+
+/* serve_slot() (src/callbacks/serve.c): under cb_lock splice, advance and
+ * drive the GPs here until nothing waits, then invoke_done() */
+inline serve_slot(s) {
+	d_step {
+		do
+		:: newq[s]?tmp -> wl[s]!tmp
+		:: len(newq[s]) == 0 -> break
+		od;
+		do
+		:: wl[s]?tmp -> done[s]!tmp
+		:: len(wl[s]) == 0 -> break
+		od;
+		tmp = 0
+	}
+}
+
+proctype server()
+{
+	byte tmp, id;
+	bit did;
+	do
+	:: /* serve_unserved(): exchange to 0 and fence, then serve */
+#ifndef CLEAR_AFTER
+	   atomic { unserved -> unserved = 0 };
+#else
+	   atomic { unserved -> skip };
+#endif
+	   atomic {
+		if
+		:: !attached[1] && pending[1] > 0 -> serve_slot(1); invoke_claim(1)
+		:: else -> id = NCB
+		fi
+	   };
+	   invoke_rest(1);
+#ifdef CLEAR_AFTER
+	   unserved = 0;
+#endif
+	   did = 0
+	:: /* nothing to serve: req.sleeping, prepare (fence), re-check */
+	   atomic { !unserved -> ssleep = 1; snotified = 0 };
+	   atomic {
+		if
+		:: unserved -> ssleep = 0
+		:: else -> s_futex = !snotified
+		fi
+	   };
+end_sfutex: atomic { s_futex == 0 -> ssleep = 0 }
 	od
 }
 
@@ -322,6 +351,7 @@ init {
 		exists[0] = 1;
 		attached[0] = 1;
 		run leader(0);
+		run server();
 		run poster(1, 0);
 		run poster(1, 1);
 #ifdef POST0

@@ -31,9 +31,10 @@
  *   batches posted with orcu_call); lifecycle.c (shutdown, fork); stats.c;
  *   src/compat: compat.c, urcu_flavor.c, then urcu_abi/ (the liburcu
  *   layers).
- * One call runs upward: the GP engine's hook to the server rule
- * (orcu__gp_hook: a GP ended, or the GP thread's turn to serve slots
- * without threads or retry threads).  Objects are referred to upward
+ * Two calls run upward, the GP engine's hooks: a GP ended
+ * (orcu__gp_end_hook, to nocb.c's leaders), and the server rule's turn
+ * to serve slots without threads or retry threads (orcu__gp_serve_hook,
+ * to serve.c).  Objects are referred to upward
  * twice: registry.c reads gp.c's gp_seq (stall reports), and
  * entry.c and stats.c hold a link anchor to lifecycle.c, so a static
  * link keeps the fork handlers (lifecycle.h).
@@ -128,11 +129,10 @@ struct orcu__global {
 	 * raising degraded when a creation fails). */
 	_Atomic int degraded;          /* a library thread is missing: retry */
 	_Atomic uint64_t retry_after_ns; /* next spawn retry (degraded) */
-	/* No leader serves some work (callbacks on slots without threads, a
-	 * GP asked for): a requester raises it, the GP thread, a waiter or a
-	 * safe point takes it. */
+	/* No library thread serves some work (callbacks on slots without
+	 * threads, a GP asked for): a requester raises it, the GP thread, a
+	 * waiter or a safe point takes it. */
 	_Atomic int unserved;
-	struct orcu__leader *_Atomic adopter; /* a running leader that serves orphans */
 	_Atomic int threads_alive;
 	_Atomic int leaders_alive;
 	_Atomic int followers_alive;

@@ -2,11 +2,11 @@
  * nocb.c - callback offloading: one leader thread (orcu-og/N) per group of
  * ORCU_NOCB_STRIDE slots and one follower (orcu-oc/N) per online slot;
  * spawning (only for online slots), the leader's sleep/wake protocol,
- * polling mode, takeover of inline slots, the adopter's in-place service
- * of slots without threads.  Calls slot.c to invoke and wake, gp.c to
- * request grace periods, registry.c for membarrier() before a sleep,
- * cblist.c, mpsc.c, config.c for the thread cap, delay.c (debug hooks)
- * and os.c.  serve.c tells it each GP end (orcu__nocb_gp_done()).
+ * polling mode, takeover of inline slots.  Calls slot.c to invoke and
+ * wake, gp.c to request grace periods, registry.c for
+ * membarrier() before a sleep, cblist.c, mpsc.c, config.c for the thread
+ * cap, delay.c (debug hooks) and os.c.  gp.c tells it each GP end
+ * (orcu__nocb_gp_done(), through orcu__gp_end_hook).
  *
  * Why no callback is left behind.
  *  1. A leader's `sleep` state is ORCU__LEADER_AWAKE (zero) when the
@@ -37,15 +37,12 @@
  *     a timer for as new work, so a lazy callback waits at most
  *     ORCU_LAZY_MS plus one GP, whoever else posts.
  *  6. A slot is `attached` only once its group's leader exists; a follower
- *     that could not be created leaves invocation to the leader.  A slot
- *     nobody scans is served in place by the adopter (any running leader,
- *     serve.c rule b): a poster there raises the adopter's `orphans` and
- *     forces its wake; the adopter exchanges it to 0, then scans every
- *     unattached slot that has work with scan_slot(), as its own, until a
- *     pass finds none (models/serve.pml).  Callbacks never move.  With no
- *     GP thread, leaders run GPs themselves: those their callbacks need,
- *     and those asked for by orcu_start_poll(), which forces a wake of the
- *     adopter for them (gp.c point 6).
+ *     that could not be created leaves invocation to the leader.  A leader
+ *     scans and invokes only its own group; a slot nobody scans is served
+ *     in place by whoever drives GPs (serve.c rule b).  Callbacks never
+ *     move.  With no GP thread, leaders run GPs themselves: those their
+ *     callbacks need, and those orcu_start_poll() asks for on one of
+ *     their slots, which forces a wake of the leader (gp.c point 6).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -84,7 +81,7 @@ static _Atomic uint64_t *gp_wait_word(const struct orcu__leader *l, uint64_t *bi
 	return &orcu__g.leader_gp_wait[g / 64];
 }
 
-/* A GP ended (serve.c's GP hook): wake the leaders waiting for it. */
+/* A GP ended (gp.c's end hook): wake the leaders waiting for it. */
 void orcu__nocb_gp_done(unsigned long seq)
 {
 	int nwords = (orcu__g.nr_groups + 63) / 64;
@@ -275,51 +272,21 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 	orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
 }
 
-/* An unattached slot with work, which the adopter serves in place (point
- * 6).  Order: none needed for attached; a slot attached after this load
- * gets a forced wake of its own leader, and the lists are read under
- * cb_lock. */
-static bool orphan_with_work(struct orcu__slot *s)
-{
-	return !orcu__load_relaxed(&s->st.attached) && orcu__slot_has_work(s);
-}
-
-/* Ready callbacks of the slots this leader serves that have no follower
- * (flat mode, a follower that could not be created, an orphan): this
- * thread invokes them. */
-static long leader_invoke(struct orcu__leader *l, bool orphans)
+/* Ready callbacks of the group's slots that have no follower (flat mode,
+ * a follower that could not be created): this thread invokes them. */
+static long leader_invoke(struct orcu__leader *l)
 {
 	long n = 0;
 
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
+	for (int i = l->first; i < l->first + l->nslots; i++) {
 		struct orcu__slot *s = orcu__slot_of(i);
-		bool ours = i >= l->first && i < l->first + l->nslots &&
-			    orcu__load_relaxed(&s->st.attached);
 
-		if (!ours && !(orphans && orphan_with_work(s)))
-			continue;
-		if (!orcu__load_relaxed(&s->st.has_follower))
+		/* Order: none needed for attached (orcu__slot_attach()). */
+		if (orcu__load_relaxed(&s->st.attached) &&
+		    !orcu__load_relaxed(&s->st.has_follower))
 			n += orcu__slot_invoke_done(s, 0, false);
 	}
 	return n;
-}
-
-/* Point 6: the adopter scans every slot nobody scans, in place; true if
- * one had work (the next pass scans them again). */
-static bool scan_orphans(uint64_t now, struct scan *sc)
-{
-	bool found = false;
-
-	for (int i = 0; i < orcu__g.nr_possible; i++) {
-		struct orcu__slot *s = orcu__slot_of(i);
-
-		if (!orphan_with_work(s))
-			continue;
-		orcu__slot_report_orphan(s, "served in place by another CPU's leader");
-		scan_slot(s, now, sc);
-		found = true;
-	}
-	return found;
 }
 
 /* Wait for the GP that the group's earliest callbacks need. */
@@ -362,8 +329,6 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 static void *leader_main(void *arg)
 {
 	struct orcu__leader *l = arg;
-	/* A new adopter scans for orphans before it first sleeps (point 1). */
-	bool orphans = true, adopter;
 
 	orcu__tls.library_slot = l->first;
 	/* Order: none needed for stop or force.  A stop publishes nothing
@@ -377,32 +342,16 @@ static void *leader_main(void *arg)
 		uint64_t now = orcu__now_ns();
 		struct scan sc = { .timeout_ns = -1 };
 
-		/* Point 6.  Pairs with the exchange in orcu__serve_posted()
-		 * (serve.c); the relaxed pre-check only saves it (a poster that
-		 * raises orphans forces a wake, and we loop).  adopter is only
-		 * compared with ourselves. */
-		adopter = orcu__load_relaxed(&orcu__g.adopter) == l;
-		if (adopter) {
-			/* The fence after the exchange pairs with the fence of a
-			 * waker whose pre-check read the 1 we take (serve.c
-			 * point 1): its work is visible to the scan below. */
-			if (orcu__load_relaxed(&l->orphans) && orcu__xchg_seq_cst(&l->orphans, 0)) {
-				orcu__fence_seq_cst();
-				orphans = true;
-			}
-			if (orphans)
-				orphans = scan_orphans(now, &sc);
-		}
 		for (int i = l->first; i < l->first + l->nslots; i++) {
 			struct orcu__slot *s = orcu__slot_of(i);
 
-			/* Order: as in orphan_with_work(). */
+			/* Order: as in leader_invoke(). */
 			if (orcu__load_relaxed(&s->st.attached))
 				scan_slot(s, now, &sc);
 		}
 		/* Progress made: scan again before sleeping.  A busy claim
 		 * means its holder wakes us when it leaves work behind. */
-		if (sc.invoke && leader_invoke(l, adopter && orphans))
+		if (sc.invoke && leader_invoke(l))
 			continue;
 		if (sc.need_gp) {
 			leader_wait_gp(l, &sc);
@@ -482,8 +431,8 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 	if (orcu__load_relaxed(&orcu__g.stopping))
 		return 0;
 	/* Past ORCU_MAX_THREADS a slot goes without a follower (its leader
-	 * invokes) and a group without a leader (its slots are served by
-	 * another group's leader, serve.c rule b). */
+	 * invokes) and a group without a leader (its slots are served in
+	 * place, serve.c rule b). */
 	if (!flat() && !orcu__load_relaxed(&s->st.has_follower) &&
 	    orcu__thread_budget_ok()) {
 		snprintf(name, sizeof(name), "orcu-oc/%d", s->st.cpu);
@@ -509,16 +458,9 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		 * a poster that reads 0 after publishing its callback is
 		 * found by the new leader's first scan (point 1). */
 		orcu__store_seq_cst(&l->exists, 1);
-		/* The first leader serves orphans (point 6), from its first
-		 * scan on: published before it runs, as `exists` is.  Pairs
-		 * with the acquires of adopter in serve.c. */
-		if (!orcu__load_relaxed(&orcu__g.adopter))
-			orcu__store_release(&orcu__g.adopter, l);
 		err = orcu__spawn(&l->tid, name, leader_main, l);
 		if (err < 0) {
 			/* Order: none needed; no thread to publish to. */
-			if (orcu__load_relaxed(&orcu__g.adopter) == l)
-				orcu__store_relaxed(&orcu__g.adopter, NULL);
 			orcu__store_relaxed(&l->exists, 0);
 			return err;
 		}
@@ -538,9 +480,6 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 void orcu__nocb_request_stop(void)
 {
 	ORCU__ASSERT_HELD(&orcu__g.lock);
-	/* Order: none needed; NULL publishes nothing (posters then kick
-	 * the GP thread instead). */
-	orcu__store_relaxed(&orcu__g.adopter, NULL);
 	for (int g = 0; g < orcu__g.nr_groups; g++) {
 		struct orcu__leader *l = orcu__leader_of(g);
 
@@ -589,8 +528,6 @@ void orcu__nocb_join_all(void)
  * (serve.c points 1 and 4); a spawn sets each record up again. */
 void orcu__nocb_forget_all(void)
 {
-	/* Order: none needed; NULL publishes nothing. */
-	orcu__store_relaxed(&orcu__g.adopter, NULL);
 	for (int w = 0; w < (orcu__g.nr_groups + 63) / 64; w++)
 		orcu__store_relaxed(&orcu__g.leader_gp_wait[w], 0);
 	orcu__store_relaxed(&leaders_waiting, 0);
@@ -599,7 +536,6 @@ void orcu__nocb_forget_all(void)
 
 		orcu__store_relaxed(&l->exists, 0);
 		orcu__store_relaxed(&l->force, 0);
-		orcu__store_relaxed(&l->orphans, 0);
 		orcu__store_relaxed(&l->sleep, ORCU__LEADER_SLEEPING);
 	}
 	for (int i = 0; i < orcu__g.nr_possible; i++)

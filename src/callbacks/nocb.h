@@ -36,9 +36,6 @@ struct orcu__leader {
 	/* Threads owning a posting queue on one of the group's slots; with
 	 * none, the leader sleeps without membarrier() (postq.c point 5). */
 	_Atomic int postq_owners;
-	/* Callbacks wait on slots nobody scans: posters raise it, the
-	 * adopter exchanges it to 0 and serves them in place (serve.c). */
-	_Atomic int orphans;
 	int first, nslots;                  /* the group: [first, first + nslots) */
 	pthread_t tid;
 };

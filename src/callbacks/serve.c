@@ -2,28 +2,26 @@
  * serve.c - the server rule: who invokes a slot's callbacks when its own
  * threads are missing, and the start and retry of the library's threads.
  * Sole owner of the unserved and degraded state (os.c only raises
- * `degraded` when a creation fails).  Calls nocb.c, cpu.c (the slots'
- * threads), gp.c, slot.c, registry.c and os.c; gp.c reaches it through
- * orcu__gp_hook.
+ * `degraded` when a creation fails).  Calls cpu.c (the slots' threads),
+ * gp.c, slot.c, registry.c and os.c; gp.c reaches it through
+ * orcu__gp_serve_hook.
  *
- * A slot's callbacks never leave it.  They are invoked by, in order:
+ * A slot's callbacks never leave it.  Two ranks serve them:
  *   a. its own threads: its group's leader scans it once it is attached,
  *      its follower (or the leader) invokes;
- *   b. else the adopter, a running leader that scans the slot in place
- *      with the code it runs for its own group (nocb.c point 6);
- *   c. else the GP thread, in place (orcu__serve_gp_event());
- *   d. else application threads that wait (synchronize, barrier, drain,
- *      orcu_wait_backlog) or pass safe points.
+ *   b. else, in place, whoever drives grace periods: the GP thread
+ *      (orcu__serve_gp_turn()), or where none runs, application threads
+ *      that wait (synchronize, barrier, drain, orcu_wait_backlog) or pass
+ *      safe points.  A leader missing (a failed creation, the thread
+ *      cap), a slot never online and a library stopped are all this case.
  *
  * Why no pending callback is left without a server.
  *  1. A poster to a slot that is not attached publishes its callback,
- *     fences, then raises the flag of the first server that exists (the
- *     adopter's `orphans`, else `unserved`) and wakes it if the flag was
- *     clear (orcu__serve_posted()).  Each server clears its flag, then
- *     scans: one of the two sees the other (models/serve.pml).  An
- *     `unserved` raised before the adopter existed is taken all the same
- *     and passed on as the adopter's `orphans` (serve_unserved()): never
- *     left raised, which would keep every safe point on its slow path.
+ *     fences, then raises `unserved` and kicks the GP thread if the flag
+ *     was clear (orcu__serve_posted()).  A server exchanges the flag to
+ *     0, fences, then scans: one of the two sees the other
+ *     (models/serve.pml).  The flag is never left raised, which would
+ *     keep every safe point on its slow path.
  *  2. A slot that becomes attached has its leader force-woken after the
  *     attach (orcu__nocb_spawn_slot()); servers of unattached slots may
  *     skip it from then on.
@@ -123,7 +121,7 @@ void orcu__serve_mark_pending(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* Serving in place (rules c and d) */
+/* Serving in place (rule b) */
 
 /*
  * Do slot s's work on this thread: move posted callbacks in, drive the GP
@@ -136,7 +134,7 @@ static void serve_slot(struct orcu__slot *s)
 	unsigned long first, last;
 	bool entered;
 
-	orcu__slot_report_orphan(s, "served by a waiting thread");
+	orcu__slot_report_orphan(s);
 	orcu__slot_lock(s);
 	orcu__slot_splice_new_locked(s, true);
 	/* Orders the splice before the snapshot; seq_cst (so acquire): what
@@ -168,19 +166,14 @@ static void serve_unattached(void)
 	}
 }
 
-/* Rules c and d: take `unserved`, then serve, or hand the work to the
- * adopter if one runs now (it was raised before the adopter existed): the
- * flag is cleared either way, so safe points go back to their fast path.
- * The exchange and fence pair with the fence and raise of a requester
- * (orcu__serve_posted(), orcu__serve_gp_asked()); the adopter's forced
- * wake then orders its scan after our fence (orcu__nocb_wake_adopter()). */
+/* Rule b: take `unserved`, then serve.  The exchange and fence pair with
+ * the fence and raise of a requester (orcu__serve_posted(),
+ * orcu__serve_gp_asked(), orcu__nocb_wake_follower_locked()). */
 static void serve_unserved(void)
 {
 	if (!orcu__xchg_relaxed(&orcu__g.unserved, 0))
 		return;
 	orcu__fence_seq_cst();
-	if (orcu__nocb_wake_adopter())
-		return;
 	orcu__gp_run_requested();
 	serve_unattached();
 }
@@ -190,7 +183,7 @@ static void serve_unserved(void)
 /* The next serve, not before: the thread that moves it serves. */
 static _Atomic uint64_t safe_point_next_ns;
 
-/* Rule d after an application thread's own GP wait (orcu_synchronize()
+/* Rule b after an application thread's own GP wait (orcu_synchronize()
  * and the like), while it waits for callbacks (barrier, drain, backlog:
  * a marker or post on a slot no leader scans raised unserved) or at its
  * safe point: retry the threads, then serve, at most once per
@@ -229,25 +222,19 @@ void orcu__safe_point_slow(void)
 /* ------------------------------------------------------------------ */
 /* Finding the server (point 1) */
 
-/* A callback was published on a slot that no leader scans.  False if no
- * leader runs to serve it (the caller has the threads retried). */
-bool orcu__serve_posted(void)
+/* Work was published on a slot that no leader scans. */
+void orcu__serve_posted(void)
 {
 	/* A post to a thread's own queue was a release store, not an
 	 * exchange: the fence puts it before the loads below, as the seq_cst
 	 * exchange of the shared queue does (postq.c point 5).  Pairs with the
-	 * fence in serve_unserved() and the exchange in leader_main(): either
-	 * the scan after that exchange sees our callback, or the adopter's
-	 * flag we read is 0 and we wake it (slot.c; pair #11). */
+	 * fence in serve_unserved(): either the scan after its exchange sees
+	 * our callback, or the flag we read is 0 and we raise it (pair #11). */
 	orcu__fence_seq_cst();
-	if (orcu__nocb_wake_adopter())
-		return true;
-	/* Rules c and d; pairs with serve_unserved(). */
 	if (!orcu__load_relaxed(&orcu__g.unserved)) {
 		orcu__store_relaxed(&orcu__g.unserved, 1);
 		orcu__gp_kick();
 	}
-	return false;
 }
 
 /* s has work its server must look at now (a barrier marker, a slot gone
@@ -263,15 +250,15 @@ void orcu__serve_kick(struct orcu__slot *s)
 /*
  * orcu_start_poll() asked for a GP and no GP thread runs it (gp.c point
  * 6): start or retry the threads (a new GP thread serves every target
- * raised before it); still none, the adopter runs it (nocb.c point 6),
- * else a waiter or safe point.  The adopter's forced wake fences: our
- * target is before `force`.
+ * raised before it); still none, the leader of the caller's slot runs it
+ * (nocb.c point 6), else a waiter or safe point.  The forced wake and
+ * orcu__serve_posted() fence: our target is before `force` or `unserved`.
  */
 void orcu__serve_gp_asked(void)
 {
 	orcu__retry(true);
-	if (!orcu__gp_thread_running() && !orcu__nocb_wake_adopter())
-		orcu__unserved_raise();
+	if (!orcu__gp_thread_running())
+		orcu__serve_kick(orcu__current_slot());
 }
 
 /*
@@ -289,17 +276,11 @@ void orcu__serve_after_stop(void)
 	serve_unattached();
 }
 
-/* The GP engine's hook (gp.c): a GP ended, on the thread that ended it
- * (point 3: it retries, one load when not degraded; not a retired fork
- * copy, lifecycle.c); or the GP thread's turn (rule c). */
-void orcu__serve_gp_event(enum orcu__gp_event ev, unsigned long seq)
+/* The GP engine's serve hook (gp.c): a GP ended while degraded, on the
+ * thread that ended it (point 3), or the GP thread's turn (rule b). */
+void orcu__serve_gp_turn(bool serve)
 {
-	if (ev == ORCU__GP_ENDED) {
-		orcu__nocb_gp_done(seq);
-		if (orcu__unlikely(orcu__load_relaxed(&orcu__g.degraded)) && !orcu__tls.retired)
-			orcu__retry(false);
-		return;
-	}
 	orcu__retry(false);
-	serve_unserved();
+	if (serve)
+		serve_unserved();
 }

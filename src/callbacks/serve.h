@@ -15,16 +15,16 @@ struct orcu__slot;
  * start and retry of the threads; above cpu.c and nocb.c. */
 int orcu__serve_start_locked(void); /* under orcu__g.lock: 0 or -EAGAIN */
 void orcu__retry(bool wait);       /* stopped: start; degraded: retry if due */
-bool orcu__serve_posted(void);   /* false: no leader runs */
+void orcu__serve_posted(void);     /* work on a slot no leader scans */
 void orcu__serve_kick(struct orcu__slot *s);    /* s has work for its server */
 void orcu__serve_waited(void);     /* after an application thread's GP wait */
 void orcu__serve_gp_asked(void);   /* orcu_start_poll() and no GP thread */
 void orcu__serve_after_stop(void); /* orcu_shutdown(), threads joined */
 void orcu__serve_mark_pending(void);  /* fork child, late configuration */
-void orcu__serve_gp_event(enum orcu__gp_event ev, unsigned long seq); /* orcu__gp_hook */
+void orcu__serve_gp_turn(bool serve); /* orcu__gp_serve_hook */
 void orcu__safe_point_slow(void);
 
-/* Work no library thread serves (serve.c rule d), published by the
+/* Work no library thread serves (serve.c rule b), published by the
  * caller and followed by a fence: leave it to a waiter or safe point.
  * Relaxed: the caller's fence and the waiter's, after its exchange, pair. */
 static inline void orcu__unserved_raise(void)
@@ -42,9 +42,9 @@ static inline bool orcu__serve_wanted(void)
 }
 
 /* An application thread's safe point (orcu_quiescent_state(),
- * orcu_thread_online/offline()): when no library thread could serve
- * them, it serves slots without threads and the GPs asked for, and
- * retries missing threads (serve.c rule d). */
+ * orcu_thread_online/offline()): when no GP thread runs, it serves slots
+ * without threads and the GPs asked for, and retries missing threads
+ * (serve.c rule b). */
 static inline void orcu__safe_point(void)
 {
 	if (orcu__serve_wanted())

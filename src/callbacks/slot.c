@@ -9,7 +9,7 @@
  * configuration, or when one fails for want of memory, waits on slot 0
  * like any other, served by whoever serves a slot without threads
  * (serve.c) until the threads start.  Calls cblist.c, mpsc.c, postq.c
- * (take), postcheck.c (forget) and os.c.
+ * (take), postcheck.c (forget), gp.c (a kick of the GP thread) and os.c.
  * Reads registry.c's reader record (qsbr context).
  *
  * Why each callback runs once, in order, and none is lost.
@@ -84,9 +84,11 @@
 #include "mpsc.h"
 #include "postcheck.h"
 #include "seq.h"
+#include "gp.h"
 #include "nocb.h"
 #include "postq.h"
 #include "sanitize.h"
+#include "serve.h"
 #include "slot.h"
 #include "trace.h"
 
@@ -139,35 +141,20 @@ bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 	return true;
 }
 
-/* A slot nobody scans has work: raise the adopter's orphans flag and wake
- * it if the flag was clear (serve.c point 1; the caller published the
- * work and fenced, or holds the slot's cb_lock, which the adopter's scan
- * takes).  False if no leader runs. */
-bool orcu__nocb_wake_adopter(void)
-{
-	/* Pairs with the release of adopter in orcu__nocb_spawn_slot(). */
-	struct orcu__leader *l = orcu__load_acquire(&orcu__g.adopter);
-
-	if (!l)
-		return false;
-	/* Pairs with the exchange to 0 in leader_main() (nocb.c), before
-	 * its scan.  seq_cst pre-check: a 1 it reads is before that. */
-	if (!orcu__load_seq_cst(&l->orphans) && !orcu__xchg_seq_cst(&l->orphans, 1))
-		orcu__nocb_wake_leader(l, true);
-	return true;
-}
-
 /* Caller holds s->inv.cb_lock and just made DONE non-empty for the slot's
  * threads: wake the follower, or the leader that scans the slot where
- * there is no follower. */
+ * there is no follower.  A slot without threads is served in place
+ * (serve.c), which takes cb_lock after the flag we raise. */
 void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
 {
 	orcu__slot_assert_locked(s);
 	if (!orcu__load_relaxed(&s->st.has_follower)) {
 		/* Order: none needed for attached; a slot attached later has
 		 * its leader forced awake (serve.c point 2). */
-		if (!orcu__load_relaxed(&s->st.attached) || !orcu__nocb_wake_leader(s->st.leader, true))
-			orcu__nocb_wake_adopter();
+		if (!orcu__load_relaxed(&s->st.attached) || !orcu__nocb_wake_leader(s->st.leader, true)) {
+			orcu__unserved_raise();
+			orcu__gp_kick();
+		}
 		return;
 	}
 	/* fol.sleep is set under cb_lock by a follower that found no
@@ -460,7 +447,7 @@ bool orcu__slot_has_work(struct orcu__slot *s)
 /* Once per slot: s never came online, yet holds callbacks (kernel commit
  * d7e29933969e's case).  A slot without threads for another reason was
  * said once already (a failed creation, the thread cap). */
-void orcu__slot_report_orphan(struct orcu__slot *s, const char *how)
+void orcu__slot_report_orphan(struct orcu__slot *s)
 {
 	/* Relaxed: only keeps the message to one per slot.  Before a
 	 * configuration slot 0 stands for no CPU: its posters said why. */
@@ -468,8 +455,8 @@ void orcu__slot_report_orphan(struct orcu__slot *s, const char *how)
 	    orcu__load_relaxed(&s->st.orphan_reported) || !orcu__slot_pending(s) ||
 	    orcu__xchg_relaxed(&s->st.orphan_reported, 1))
 		return;
-	orcu__warn("CPU %d never came online and holds %ld callback(s): %s", s->st.cpu,
-		   orcu__slot_pending(s), how);
+	orcu__warn("CPU %d never came online and holds %ld callback(s): served in place",
+		   s->st.cpu, orcu__slot_pending(s));
 }
 
 /*

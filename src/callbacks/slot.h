@@ -45,11 +45,11 @@
  *                                                     OFFLINE; never back
  * st.mode            set_mode_locked (cb_lock):       [C1] one of the three.
  *                    INLINE -> TAKEOVER:              [C2] TAKEOVER => DONE
- *                      take_over_locked (nocb.c       non-empty.  TAKEOVER on a
- *                      scan_done: deadline passed, or slot never online is
- *                      offline)                       legal (the adopter scans
- *                    TAKEOVER -> INLINE:              orphans in place, nocb.c
- *                      done_drained_locked            point 6)
+ *                      take_over_locked (nocb.c       non-empty
+ *                      scan_done: deadline passed, or
+ *                      offline)
+ *                    TAKEOVER -> INLINE:
+ *                      done_drained_locked
  *                      (invoke_done, fork child)
  *                    INLINE, TAKEOVER -> OFFLOADED ->
  *                      INLINE: set_offloaded (cpu.c)
@@ -197,8 +197,8 @@ struct orcu__slot {
 		struct orcu__cblist cbl;
 		uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
 		int invoking;                  /* a thread is invoking a chain taken from DONE */
-		/* the last scan (under cb_lock; its own leader's, or the adopter's)
-		 * saw lazy callbacks and armed a timer; read by that leader's re-scan */
+		/* its leader's last scan (under cb_lock) saw lazy callbacks and
+		 * armed a timer; read by that leader's re-scan */
 		_Atomic int lazy_armed;
 		_Atomic int inline_ready;      /* leader sets, inline invoker clears */
 		/* The entries of the chain being invoked that the claimer has
@@ -465,7 +465,7 @@ void orcu__slot_note_marker(void);
 long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
 bool orcu__slot_safe_to_invoke_here(void);
 bool orcu__slot_has_work(struct orcu__slot *s);
-void orcu__slot_report_orphan(struct orcu__slot *s, const char *how);
+void orcu__slot_report_orphan(struct orcu__slot *s);
 /* fork (lifecycle): every cb_lock, in slot order, and back */
 void orcu__slots_lock_all(void);
 void orcu__slots_unlock_all(void);
@@ -476,7 +476,6 @@ void orcu__slots_fork_resume(bool child);
 /* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
 /* False if the leader's thread does not exist (nothing was woken). */
 bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
-bool orcu__nocb_wake_adopter(void);
 void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
 
 #endif

@@ -49,7 +49,7 @@ void orcu__compat_register(int qsbr, const char *call)
  * section), so a program legal there must run here.  orcu_synchronize()
  * keeps orcu's rule (orcu.h: no wait from a callback) for orcu's own name.
  * From a callback this is orcu_synchronize() without the serving a waiter
- * does afterwards (serve.c rule d: it would invoke callbacks inside this
+ * does afterwards (serve.c rule b: it would invoke callbacks inside this
  * one): the GP is driven here or by its owner (gp.c point 3), neither of
  * which waits for the callback's thread, which is in no section (checked)
  * and, on a qsbr thread, offline while it waits.

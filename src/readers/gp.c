@@ -2,9 +2,10 @@
  * gp.c - the grace-period engine: who runs a GP (the GP thread, or any
  * thread that must wait for one), the request protocol, orcu_synchronize*,
  * and the polled API.  Calls registry.c for the reader wait, delay.c (debug hooks) and os.c;
- * tells the server rule (serve.c) each GP end, and the GP thread's turn to
- * serve slots without threads or retry missing threads, through
- * orcu__gp_hook, the one call up the layers.
+ * tells nocb.c each GP end (its leaders wait for them) through
+ * orcu__gp_end_hook, and the server rule (serve.c) the GP thread's turn
+ * to serve slots without threads or retry missing threads through
+ * orcu__gp_serve_hook: the two calls up the layers.
  *
  * Why it is safe.
  *  1. orcu__gp_seq moves even -> odd (GP started) -> even (GP ended), and
@@ -50,7 +51,8 @@
  *     does not (never created, or stopped by orcu_shutdown()), the
  *     requester has another thread run the GP (orcu_start_poll() in
  *     entry.c calls orcu__serve_gp_asked(): retry the threads, else wake
- *     the adopter, else raise `unserved` for a waiter or safe point):
+ *     the leader of the caller's slot, else raise `unserved` for a waiter
+ *     or safe point):
  *     orcu__gp_run_requested() fences, then reads gp_needed, and drives
  *     GPs up to it.  orcu_shutdown() calls it after it cleared `running`
  *     (and `started`): of the requester's store -> fence -> load and
@@ -228,21 +230,20 @@ static void gp_release(void)
 	gp_done_notify();
 }
 
-/* The one call that runs up the layers, to the callback layer: the end of
- * each GP (the leaders of nocb.c that wait for it), and the GP thread's
- * turn to serve slots without threads.  entry.c installs it when it
- * configures the library, before any leader exists; NULL before that,
- * when nobody can be waiting. */
-void (*_Atomic orcu__gp_hook)(enum orcu__gp_event ev, unsigned long seq);
+/* The two calls that run up the layers, to the callback layer (gp.h).
+ * entry.c installs them when it configures the library, before any
+ * leader exists; NULL before that, when nobody can be waiting.  Relaxed
+ * loads: installed once, before the initialized flag every GP runner
+ * acquires first (orcu__ensure_init()). */
+void (*_Atomic orcu__gp_end_hook)(unsigned long seq);
+void (*_Atomic orcu__gp_serve_hook)(bool serve);
 
-static void gp_event(enum orcu__gp_event ev, unsigned long seq)
+static void serve_turn(bool serve)
 {
-	/* Relaxed: installed once, before the initialized flag every GP
-	 * runner acquires first (orcu__ensure_init()). */
-	void (*hook)(enum orcu__gp_event, unsigned long) = orcu__load_relaxed(&orcu__gp_hook);
+	void (*hook)(bool) = orcu__load_relaxed(&orcu__gp_serve_hook);
 
 	if (hook)
-		hook(ev, seq);
+		hook(serve);
 }
 
 /* barrier.c: someone waits for callbacks, so GPs should not wait for a
@@ -264,7 +265,14 @@ static void end_gp_notify(unsigned long cur, uint64_t start)
 		orcu__trace2(gp_end, cur, end - start);
 	}
 	gp_done_notify();
-	gp_event(ORCU__GP_ENDED, cur);
+	void (*hook)(unsigned long) = orcu__load_relaxed(&orcu__gp_end_hook);
+
+	if (hook)
+		hook(cur);
+	/* Whoever ends a GP retries missing threads (serve.c point 3): one
+	 * load when not degraded; not a retired fork copy (lifecycle.c). */
+	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.degraded)) && !orcu__tls.retired)
+		serve_turn(false);
 }
 
 static void end_gp(unsigned long cur, uint64_t start)
@@ -472,8 +480,8 @@ static void gp_thread_exit(void)
 }
 
 /* The server rule's turn (serve.c): work was left for a server
- * (`unserved`, which serve.c clears: it serves, or hands the work to the
- * adopter), or missing threads are due for a retry.
+ * (`unserved`, which serve.c clears and serves), or missing threads are
+ * due for a retry.
  * Returns 0 for "now", else how long until a retry is due (-1: never).
  * Order: none needed; serve.c decides again. */
 static int64_t serve_due_ns(void)
@@ -507,7 +515,7 @@ static void *gp_thread_main(void *arg)
 		int64_t serve = serve_due_ns();
 
 		if (serve == 0) {
-			gp_event(ORCU__GP_SERVE, 0);
+			serve_turn(true);
 			if (orcu__tls.retired)
 				break;
 			serve = serve_due_ns();

@@ -1,7 +1,7 @@
 /*
  * gp.h - the interface of gp.c, the grace-period engine: gp_seq, the
- * request and drive calls, the GP thread and the hook up to the server
- * rule.
+ * request and drive calls, the GP thread and the hooks up to the
+ * callback layer.
  */
 #ifndef ORCU_GP_H
 #define ORCU_GP_H
@@ -10,12 +10,14 @@
 
 /* gp.c */
 extern _Atomic unsigned long orcu__gp_seq;
-/* The only call from gp.c up to the callback layer, set by entry.c
- * to orcu__serve_gp_event(): ENDED with gp_seq at the end of every GP, on
- * the thread that ended it; SERVE on the GP thread, when callbacks wait
- * on slots without threads and no leader runs, or a retry is due. */
-enum orcu__gp_event { ORCU__GP_ENDED, ORCU__GP_SERVE };
-ORCU__HIDDEN extern void (*_Atomic orcu__gp_hook)(enum orcu__gp_event ev, unsigned long seq);
+/* The calls from gp.c up to the callback layer, set by entry.c: the
+ * end hook, orcu__nocb_gp_done(), with gp_seq at the end of every GP, on
+ * the thread that ended it; the serve hook, orcu__serve_gp_turn(), on the
+ * GP thread (serve true) when callbacks wait on slots without threads or
+ * a retry is due, and after a GP end while the library runs degraded
+ * (serve false: a retry only). */
+ORCU__HIDDEN extern void (*_Atomic orcu__gp_end_hook)(unsigned long seq);
+ORCU__HIDDEN extern void (*_Atomic orcu__gp_serve_hook)(bool serve);
 /* Defined only by validation programs (orcu-torture, tests): nonzero makes
  * grace periods end without waiting for readers, the "busted" flavor the
  * torture oracle must catch.  Not defined by, nor exported from, the

@@ -22,9 +22,9 @@
  * kernel hung here.  A slot without callbacks is skipped; one *with*
  * callbacks (posted by a thread bound to it, or before it came online, or
  * whose threads could not be created, or to slot 0 before orcu could
- * start) gets its marker like any other, and its server (serve.c:
- * another group's leader, the GP thread, or this waiter in
- * orcu__serve_waited()) runs it there; the slot is reported once.  The barrier never returns before every earlier callback ran,
+ * start) gets its marker like any other, and its server (serve.c: the
+ * GP thread, or this waiter in orcu__serve_waited()) runs it there; the
+ * slot is reported once.  The barrier never returns before every earlier callback ran,
  * and never waits on a thread that does not exist.
  *
  * Piggybacking.  barrier_seq counts like gp_seq (odd while a barrier
@@ -185,7 +185,7 @@ int orcu__barrier_timed(int64_t deadline_ns)
 			}
 			/* The last marker's invoker wakes us (barrier_finish());
 			 * if no thread can run it, the timeout lets us serve
-			 * (serve.c rule d). */
+			 * (serve.c rule b). */
 			if (orcu__event_wait(&barrier_done, ticket, left) == -ETIMEDOUT)
 				orcu__serve_waited();
 		}

@@ -157,8 +157,10 @@ static void postq_posted(struct orcu__slot *s, unsigned long posted, bool claime
 	/* No leader thread (orcu_shutdown() stopped it): serve.c finds the
 	 * callback a server. */
 	if (orcu__unlikely(orcu__load_relaxed(&l->sleep) == ORCU__LEADER_SLEEPING) &&
-	    !orcu__nocb_wake_leader(l, false) && !orcu__serve_posted())
+	    !orcu__nocb_wake_leader(l, false)) {
+		orcu__serve_posted();
 		orcu__retry(true);
+	}
 	if (orcu__unlikely((posted & 63) == 0 || orcu__load_relaxed(&s->st.hurry)))
 		flood_check(s, orcu__slot_counted(s) - orcu__load_relaxed(&s->cnt.n_done));
 }
@@ -252,13 +254,15 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 	if (lazy || !post_own(s, h))
 		post_shared(s, h, lazy);
 	/* Nobody scans a slot without threads: find it a server (serve.c),
-	 * and with no leader to serve it, have the missing threads tried
-	 * again.  seq_cst, after the post: a slot attached meanwhile has its
-	 * leader forced awake after the store, and either we read 1 or that
-	 * leader's scan finds our callback (serve.c point 2).
-	 * Pairs with the fence of that forced wake (orcu__nocb_wake_leader()). */
-	if (orcu__unlikely(!orcu__load_seq_cst(&s->st.attached)) && !orcu__serve_posted())
+	 * and have the missing threads tried again.  seq_cst, after the post:
+	 * a slot attached meanwhile has its leader forced awake after the
+	 * store, and either we read 1 or that leader's scan finds our
+	 * callback (serve.c point 2).  Pairs with the fence of that forced
+	 * wake (orcu__nocb_wake_leader()). */
+	if (orcu__unlikely(!orcu__load_seq_cst(&s->st.attached))) {
+		orcu__serve_posted();
 		orcu__retry(true);
+	}
 	/* No inline poll here, even on an inline slot: orcu_call() is not a
 	 * quiescent point, and its caller may hold a lock its callbacks take
 	 * (they run at the thread's quiescent points, or on the slot's

@@ -6,8 +6,8 @@
  * quiescent-point calls, which run an inline slot's ready callbacks and
  * the server rule's safe points; synchronize, after which a waiter serves
  * what no thread can; and the CPU calls.  Calls config.c, registry.c,
- * gp.c, slot.c, cpu.c, serve.c (start, retry, the GP hook it installs)
- * and os.c.  Called by call.c, barrier.c and lifecycle.c for the
+ * gp.c, slot.c, cpu.c, serve.c (start, retry, the GP serve hook it
+ * installs), nocb.c (the GP end hook) and os.c.  Called by call.c, barrier.c and lifecycle.c for the
  * configuration and inline polls.
  *
  * A configuration that cannot be applied for want of memory is not
@@ -22,6 +22,7 @@
 #include "gp.h"
 #include "registry.h"
 #include "cpu.h"
+#include "nocb.h"
 #include "serve.h"
 #include "slot.h"
 #include "entry.h"
@@ -37,7 +38,7 @@ __attribute__((used)) static const int *const keep_fork_handlers = &orcu__lifecy
 /* ------------------------------------------------------------------ */
 /* Init and lazy start */
 
-/* The configuration into orcu__g, the GP-end hook, then the slots. */
+/* The configuration into orcu__g, the GP hooks, then the slots. */
 static int apply_conf(struct orcu__conf *c)
 {
 	int ret;
@@ -45,7 +46,8 @@ static int apply_conf(struct orcu__conf *c)
 	orcu__conf_apply(c);
 	/* Before any leader can wait for a GP end (gp.c reads it relaxed,
 	 * after acquiring `initialized`). */
-	orcu__store_relaxed(&orcu__gp_hook, orcu__serve_gp_event);
+	orcu__store_relaxed(&orcu__gp_end_hook, orcu__nocb_gp_done);
+	orcu__store_relaxed(&orcu__gp_serve_hook, orcu__serve_gp_turn);
 	ret = orcu__cpu_setup(c->nr_possible, c->online, c->nocbs);
 	if (ret < 0)
 		return ret;
@@ -209,7 +211,7 @@ void orcu_thread_online(void)
 /* Grace periods (gp.c) */
 
 /* A GP needs no slot: without memory for them it still runs.  After it,
- * the caller serves what no thread can (serve.c rule d). */
+ * the caller serves what no thread can (serve.c rule b). */
 static void wait_for(unsigned long target, bool hurry)
 {
 	bool was_online;

@@ -6,8 +6,9 @@
  *     returns promptly and prints nothing;
  *  B. a never-onlined slot with callbacks is reported exactly once (one
  *     line naming the CPU, even across several barriers), its callbacks are
- *     adopted (by a running leader, or by the barrier if it gets there
- *     first) and invoked, the barrier is exact, the slot grows no thread.
+ *     served in place (by the GP thread, or by the barrier if it gets
+ *     there first) and invoked, the barrier is exact, the slot grows no
+ *     thread.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -63,7 +64,7 @@ static void scenario_orphans(void)
 	orcu_barrier();
 	CHECK_EQ(atomic_load(&invoked), 250);
 	CHECK_EQ(orcu_slot_pending(40), 0);
-	/* More on the same slot: adopted again, but reported only once. */
+	/* More on the same slot: served again, but reported only once. */
 	orcu_thread_bind_cpu(40);
 	for (int i = 250; i < 300; i++)
 		orcu_call(&heads[i], cb);

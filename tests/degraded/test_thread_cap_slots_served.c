@@ -2,7 +2,7 @@
  * test_thread_cap_slots_served - past ORCU_MAX_THREADS a slot goes without
  * a follower and a group without a leader (DESIGN 6, "bounded threads");
  * their callbacks are still served, in place, with no barrier (DESIGN 5.8:
- * another group's leader scans them).  16 online slots in groups of 4 and
+ * the GP thread serves them).  16 online slots in groups of 4 and
  * a cap of 4 library threads: the GP thread, one leader and two
  * followers.  20 callbacks posted on every slot must all run once within
  * 10 s (scaled), each slot's in posting order, and the thread count stays

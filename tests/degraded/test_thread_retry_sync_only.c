@@ -126,7 +126,7 @@ static int run(double fail_for_s, bool qsbr_reader, bool hurry)
 		nanosleep(&ts, NULL);
 	}
 	/* never: creation keeps failing; the synchronizing thread itself
-	 * serves the callbacks (DESIGN 5.8 rule d). */
+	 * serves the callbacks (DESIGN 5.8, serve.c rule b). */
 	if (fail_for_s >= 0)
 		atomic_store(&failing, 0);
 	CHECK_WAIT_UNTIL(callbacks_invoked() == NCB, 10);

@@ -63,10 +63,10 @@ static int child(void)
 {
 	atomic_store(&fail_gp, 1);
 	/* The first GP end starts the threads: orcu-gp fails, the leaders
-	 * (the adopter among them) run; `unserved` was raised at the fork. */
+	 * run; `unserved` was raised at the fork. */
 	orcu_synchronize();
 	CHILD_CHECK(2, atomic_load(&refused) == 1);
-	CHILD_CHECK(3, orcu__load_relaxed(&orcu__g.adopter) != NULL);
+	CHILD_CHECK(3, orcu__load_relaxed(&orcu__g.leaders_alive) > 0);
 	/* The retry (backoff 1 ms) brings the GP thread up. */
 	for (double end = check_now_s() + check_timeout_s(30);
 	     orcu__load_relaxed(&orcu__g.degraded); ) {
@@ -109,7 +109,7 @@ int main(void)
 	setenv("ORCU_CPUS", "possible=2,online=0-1", 1);
 	setenv("ORCU_LAZY_MS", "3600000", 1);
 	CHECK_EQ(orcu_init(NULL), 0);
-	CHECK(orcu__g.adopter != NULL);
+	CHECK(orcu__load_relaxed(&orcu__g.leaders_alive) > 0);
 	/* Pending at the fork, and for the hour to come. */
 	orcu_call_lazy(&inherited, cb_inherited);
 	check_child_ok(check_fork_run(child), "child", 60);

@@ -4,7 +4,7 @@
  * orcu_init) on a slot that is possible but not online, so neither its
  * follower nor its group's leader exists.  They must be kept, and invoked
  * exactly once within a bounded time without anyone calling orcu_barrier()
- * (a running leader adopts them: one report line), and no thread may be
+ * (the GP thread serves them in place: one report line), and no thread may be
  * created for that slot.  When the slot later comes up, its new leader
  * and follower serve it from their first scan.
  */
@@ -75,7 +75,7 @@ int main(void)
 	struct orcu_stats st;
 
 	/* The machinery for the online slots runs; slot 5 has no thread (its
-	 * callbacks are being adopted meanwhile). */
+	 * callbacks are being served in place meanwhile). */
 	CHECK_EQ(orcu_current_cpu() >= 0, 1);
 	CHECK_WAIT_UNTIL(has_thread("orcu-oc/0") && has_thread("orcu-oc/1"), 10);
 	CHECK(!has_thread("orcu-oc/5"));

@@ -96,7 +96,7 @@ int main(void)
 	CHECK_LE(st.leaders_alive, 1);
 	CHECK_LE(st.followers_alive, 4);
 
-	/* Callbacks on a far never-onlined slot are adopted by the barrier
+	/* Callbacks on a far never-onlined slot are served in place
 	 * (DESIGN 5.3): still no new thread. */
 	CHECK_EQ(orcu_thread_bind_cpu(4000), 0);
 	for (int i = 0; i < 10; i++)

@@ -6,7 +6,7 @@
  * then 3 offline must succeed (3 used to get -EBUSY and "CPU 3 is the
  * last online CPU" with 0 and 1 online, since only a slot with threads
  * counted): 3's callbacks move to a slot without threads and are served
- * from there (adopted, nocb.c point 6), none lost.  Then 0 goes offline,
+ * from there (in place, serve.c rule b), none lost.  Then 0 goes offline,
  * and 1, the last, is refused with one line saying so.
  */
 #ifndef _GNU_SOURCE
