@@ -11,7 +11,7 @@
  *
  * Proctype  <->  C function it mirrors
  *   enqueuer     orcu_call() -> do_call() (src/top/call.c), then
- *                orcu__nocb_wake_leader() (src/callbacks/slot.c)
+ *                orcu__nocb_wake_leader() (src/callbacks/nocb.c)
  *   leader       leader_main() (src/callbacks/nocb.c)
  *   follower     follower_main() (src/callbacks/nocb.c): invoke handed-over callbacks
  *   gp_thread    the GP thread (src/readers/gp.c), abstracted to "a GP ends when asked"

@@ -69,7 +69,7 @@
  *            fence, (2) reads postq_owners and calls
  *            orcu__membarrier_master(), (3) is group_has_new() ->
  *            orcu__slot_has_new(), (4) is orcu__event_wait(); futex_wake
- *            is orcu__event_notify() in orcu__nocb_wake_leader() (slot.c)
+ *            is orcu__event_notify() in orcu__nocb_wake_leader() (nocb.c)
  *
  * Variants (spin's cpp):
  *   default     orcu.  Expected: verified.

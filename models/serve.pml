@@ -29,7 +29,7 @@
  *   poster    orcu_call() -> do_call() (src/top/call.c): publish (seq_cst
  *             exchange of the queue tail, or a release store and the fence
  *             of orcu__serve_posted()), orcu__nocb_wake_leader() of the
- *             slot's leader (src/callbacks/slot.c), then, if the slot is not
+ *             slot's leader (src/callbacks/nocb.c), then, if the slot is not
  *             attached, orcu__serve_posted() (src/callbacks/serve.c): if
  *             `unserved` reads 0, store 1 and kick the GP thread
  *             (orcu__gp_kick(): fence, notify unless it reads it awake).

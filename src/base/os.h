@@ -21,8 +21,8 @@
  *   src/readers: registry.c (readers, reader wait and wake, caller
  *   checks); gp.c (GP engine);
  *   src/callbacks: postq.c (a posting thread's own queues and who owns
- *   them); slot.c (one slot's list operations, invocation, the wakes of
- *   leaders and followers); nocb.c (leaders and followers); cpu.c
+ *   them); slot.c (one slot's list operations, invocation); nocb.c
+ *   (leaders and followers, both halves of their sleep); cpu.c
  *   (slots, topology, hotplug); serve.c (the server rule: who serves a
  *   slot without threads; start and retry of the threads);
  *   src/top: entry.c (orcu_init, lazy configuration, the public calls of

@@ -2,7 +2,7 @@
  * cpu.c - the CPU model: possible slots, online and offloaded sets, the
  * virtual topology, which slot the calling thread posts to, hotplug
  * (orcu_cpu_online/offline) and run-time (de)offloading.  Calls nocb.c to
- * spawn a slot's threads, slot.c to set slots up and wake leaders, and
+ * spawn a slot's threads and wake leaders, slot.c to set slots up, and
  * os.c.  Its public calls are in entry.c, which configures and starts the
  * library first.
  *

@@ -1,9 +1,9 @@
 /*
  * nocb.c - callback offloading: one leader thread (orcu-og/N) per group of
  * ORCU_NOCB_STRIDE slots and one follower (orcu-oc/N) per online slot;
- * spawning (only for online slots), the leader's sleep/wake protocol,
- * polling mode, takeover of inline slots.  Calls slot.c to invoke and
- * wake, gp.c to request grace periods, registry.c for
+ * spawning (only for online slots), both halves of the leader's and the
+ * follower's sleep/wake protocol, polling mode, takeover of inline slots.
+ * Calls slot.c to invoke, gp.c to request grace periods, registry.c for
  * membarrier() before a sleep, cblist.c, mpsc.c, config.c for the thread
  * cap, delay.c (debug hooks) and os.c.  gp.c tells it each GP end
  * (orcu__nocb_gp_done(), through orcu__gp_end_hook).
@@ -57,6 +57,7 @@
 #include "gp.h"
 #include "registry.h"
 #include "nocb.h"
+#include "serve.h"
 #include "slot.h"
 #include "trace.h"
 
@@ -114,6 +115,84 @@ void orcu__nocb_gp_done(unsigned long seq)
 			orcu__count(gp_leader_wakeups, 1);
 		}
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Wake-ups: the waking side of the leader's and the follower's sleep
+ * (points 2 and 3); posters, invokers and hotplug wake through them. */
+
+/* False if the leader's thread does not exist (nothing was woken). */
+bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
+{
+	if (force)
+		orcu__store_relaxed(&l->force, 1);
+	/* No thread yet: the callback stays queued and the leader's first
+	 * scan finds it (point 1), or, with no leader to come, the caller
+	 * finds it a server (serve.c).  Pairs with the seq_cst store in
+	 * orcu__nocb_spawn_slot(): the post was a seq_cst exchange, so if
+	 * we read 0 here that scan comes after it (a plain load on x86 and
+	 * arm64, as acquire is). */
+	if (!orcu__load_seq_cst(&l->exists))
+		return false;
+	if (orcu__g.nocb_poll && !force)
+		return true;
+	/* Point 2.  A post was published by a seq_cst exchange of the queue
+	 * tail; a seq_cst load of `sleep` after it pairs with the seq_cst
+	 * store of `sleep` and the fence in orcu__event_prepare() before the
+	 * seq_cst re-scan in leader_sleep() (one of us sees the other), with
+	 * no fence on the posting path (pair #2: on aarch64 this ldar does
+	 * not pass the exchange's stlxr/swpal; ppc64le and armhf fence the
+	 * exchange).  A forced wake published `force`
+	 * relaxed: it fences, and notifies whatever the state (the leader
+	 * may wait for a GP, awake). */
+	if (force)
+		orcu__fence_seq_cst();
+	if (orcu__load_seq_cst(&l->sleep) == ORCU__LEADER_SLEEPING &&
+	    orcu__xchg_seq_cst(&l->sleep, ORCU__LEADER_AWAKE) == ORCU__LEADER_SLEEPING) {
+		orcu__count(enqueue_wakeups, 1);
+		orcu__trace1(leader_wake, l->first);
+		force = true;
+	}
+	if (force)
+		orcu__event_notify(&l->wake);
+	return true;
+}
+
+/* Caller holds s->inv.cb_lock and just made DONE non-empty for the slot's
+ * threads: wake the follower, or the leader that scans the slot where
+ * there is no follower.  A slot without threads is served in place
+ * (serve.c), which takes cb_lock after the flag we raise. */
+void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
+{
+	orcu__slot_assert_locked(s);
+	if (!orcu__load_relaxed(&s->st.has_follower)) {
+		/* Order: none needed for attached; a slot attached later has
+		 * its leader forced awake (serve.c point 2). */
+		if (!orcu__load_relaxed(&s->st.attached) || !orcu__nocb_wake_leader(s->st.leader, true)) {
+			orcu__unserved_raise();
+			orcu__gp_kick();
+		}
+		return;
+	}
+	/* fol.sleep is set under cb_lock by a follower that found no work;
+	 * we hold cb_lock, so it is asleep or will see our DONE.  It
+	 * re-checks the state after preparing its event (follower_main()). */
+	if (orcu__slot_follower_claim_locked(s)) {
+		orcu__event_notify(&s->fol.wake);
+		orcu__count(leader_wakeups, 1);
+		orcu__trace1(follower_wake, s->st.cpu);
+	}
+}
+
+/* An inline invoker ran a batch (entry.c): ready callbacks it left, some
+ * perhaps by a thread that found its claim busy, go to the slot's
+ * threads. */
+void orcu__nocb_hand_back(struct orcu__slot *s)
+{
+	orcu__slot_lock(s);
+	if (!orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE))
+		orcu__nocb_wake_follower_locked(s);
+	orcu__slot_unlock(s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -453,8 +532,8 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 		/* AWAKE: the new leader scans first. */
 		orcu__store_relaxed(&l->sleep, ORCU__LEADER_AWAKE);
 		orcu__event_reset(&l->wake);
-		/* Pairs with the seq_cst load in orcu__nocb_wake_leader()
-		 * (slot.c): a waker that sees it sees the record set up, and
+		/* Pairs with the seq_cst load in orcu__nocb_wake_leader():
+		 * a waker that sees it sees the record set up, and
 		 * a poster that reads 0 after publishing its callback is
 		 * found by the new leader's first scan (point 1). */
 		orcu__store_seq_cst(&l->exists, 1);

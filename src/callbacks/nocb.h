@@ -1,8 +1,7 @@
 /*
  * nocb.h - the interface of nocb.c, callback offloading: the leader
  * record, the sleep states of leaders and followers, and the calls that
- * spawn, stop and repair the threads.  The waking side of the sleep
- * protocol is slot.c's (slot.h).
+ * spawn, wake, stop and repair the threads.
  */
 #ifndef ORCU_NOCB_H
 #define ORCU_NOCB_H
@@ -55,5 +54,8 @@ void orcu__nocb_request_stop(void);                   /* under orcu__g.lock */
 void orcu__nocb_join_all(void);                       /* without it */
 void orcu__nocb_forget_all(void);                     /* under it, or a fork child */
 void orcu__nocb_gp_done(unsigned long seq);           /* wake leaders waiting for it */
+bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force); /* false: no thread */
+void orcu__nocb_wake_follower_locked(struct orcu__slot *s);     /* under cb_lock */
+void orcu__nocb_hand_back(struct orcu__slot *s);      /* an inline batch left work */
 
 #endif

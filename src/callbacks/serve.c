@@ -2,8 +2,8 @@
  * serve.c - the server rule: who invokes a slot's callbacks when its own
  * threads are missing, and the start and retry of the library's threads.
  * Sole owner of the unserved and degraded state (os.c only raises
- * `degraded` when a creation fails).  Calls cpu.c (the slots' threads),
- * gp.c, slot.c, registry.c and os.c; gp.c reaches it through
+ * `degraded` when a creation fails).  Calls nocb.c, cpu.c (the slots'
+ * threads), gp.c, slot.c, registry.c and os.c; gp.c reaches it through
  * orcu__gp_serve_hook.
  *
  * A slot's callbacks never leave it.  Two ranks serve them:

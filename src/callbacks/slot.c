@@ -2,14 +2,13 @@
  * slot.c - the operations on one CPU slot that more than one module needs:
  * moving posted callbacks into the segmented list, invoking ready
  * callbacks (one invoker at a time, in FIFO order, with no lock held while
- * user code runs), repairing slots in a fork child, and the waking side of
- * nocb.c's sleep protocol.  Callbacks never leave the slot they were
- * posted to.  Slot 0 and its group's leader are static records here:
- * they exist from program load, so a callback posted before any
- * configuration, or when one fails for want of memory, waits on slot 0
- * like any other, served by whoever serves a slot without threads
- * (serve.c) until the threads start.  Calls cblist.c, mpsc.c, postq.c
- * (take), postcheck.c (forget), gp.c (a kick of the GP thread) and os.c.
+ * user code runs) and repairing slots in a fork child.  Callbacks never
+ * leave the slot they were posted to.  Slot 0 and its group's leader are
+ * static records here: they exist from program load, so a callback
+ * posted before any configuration, or when one fails for want of
+ * memory, waits on slot 0 like any other, served by whoever serves a
+ * slot without threads (serve.c) until the threads start.  Calls
+ * cblist.c, mpsc.c, postq.c (take), postcheck.c (forget) and os.c.
  * Reads registry.c's reader record (qsbr context).
  *
  * Why each callback runs once, in order, and none is lost.
@@ -84,11 +83,9 @@
 #include "mpsc.h"
 #include "postcheck.h"
 #include "seq.h"
-#include "gp.h"
 #include "nocb.h"
 #include "postq.h"
 #include "sanitize.h"
-#include "serve.h"
 #include "slot.h"
 #include "trace.h"
 
@@ -99,74 +96,6 @@
  * there but to take the queues (slot.h). */
 _Static_assert(offsetof(struct orcu__slot, st) == ORCU__CACHELINE,
 	       "the posters' fields fill exactly one cache line");
-
-/* ------------------------------------------------------------------ */
-/* Wake-ups: the waking side of nocb.c's leader and follower sleep (its
- * points 1 to 3), here because posters, invokers and hotplug all wake
- * through them, and slot.c is below every one of those. */
-
-bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
-{
-	if (force)
-		orcu__store_relaxed(&l->force, 1);
-	/* No thread yet: the callback stays queued and the leader's first
-	 * scan finds it (nocb.c point 1), or, with no leader to come, the
-	 * caller finds it a server (serve.c).  Pairs with the seq_cst store
-	 * in orcu__nocb_spawn_slot(): the post was a seq_cst exchange, so if
-	 * we read 0 here that scan comes after it (a plain load on x86 and
-	 * arm64, as acquire is). */
-	if (!orcu__load_seq_cst(&l->exists))
-		return false;
-	if (orcu__g.nocb_poll && !force)
-		return true;
-	/* Point 2.  A post was published by a seq_cst exchange of the queue
-	 * tail; a seq_cst load of `sleep` after it pairs with the seq_cst
-	 * store of `sleep` and the fence in orcu__event_prepare() before the
-	 * seq_cst re-scan in leader_sleep() (one of us sees the other), with
-	 * no fence on the posting path (pair #2: on aarch64 this ldar does
-	 * not pass the exchange's stlxr/swpal; ppc64le and armhf fence the
-	 * exchange).  A forced wake published `force`
-	 * relaxed: it fences, and notifies whatever the state (the leader
-	 * may wait for a GP, awake). */
-	if (force)
-		orcu__fence_seq_cst();
-	if (orcu__load_seq_cst(&l->sleep) == ORCU__LEADER_SLEEPING &&
-	    orcu__xchg_seq_cst(&l->sleep, ORCU__LEADER_AWAKE) == ORCU__LEADER_SLEEPING) {
-		orcu__count(enqueue_wakeups, 1);
-		orcu__trace1(leader_wake, l->first);
-		force = true;
-	}
-	if (force)
-		orcu__event_notify(&l->wake);
-	return true;
-}
-
-/* Caller holds s->inv.cb_lock and just made DONE non-empty for the slot's
- * threads: wake the follower, or the leader that scans the slot where
- * there is no follower.  A slot without threads is served in place
- * (serve.c), which takes cb_lock after the flag we raise. */
-void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
-{
-	orcu__slot_assert_locked(s);
-	if (!orcu__load_relaxed(&s->st.has_follower)) {
-		/* Order: none needed for attached; a slot attached later has
-		 * its leader forced awake (serve.c point 2). */
-		if (!orcu__load_relaxed(&s->st.attached) || !orcu__nocb_wake_leader(s->st.leader, true)) {
-			orcu__unserved_raise();
-			orcu__gp_kick();
-		}
-		return;
-	}
-	/* fol.sleep is set under cb_lock by a follower that found no
-	 * work; we hold cb_lock, so it is asleep or will see our DONE.  It
-	 * re-checks the state after preparing its event (follower_main()). */
-	if (orcu__load_relaxed(&s->fol.sleep) == ORCU__FOLLOWER_SLEEPING) {
-		orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
-		orcu__event_notify(&s->fol.wake);
-		orcu__count(leader_wakeups, 1);
-		orcu__trace1(follower_wake, s->st.cpu);
-	}
-}
 
 /* Slot 0 and its leader (slot.h): as orcu__slot_init() sets up a slot,
  * at program load.  The leader's group size is the configuration's
@@ -373,6 +302,17 @@ void orcu__slot_follower_sleeping_locked(struct orcu__slot *s)
 {
 	orcu__slot_assert_locked(s);
 	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_SLEEPING);
+}
+
+/* Under cb_lock: a waker (orcu__nocb_wake_follower_locked()) claims a
+ * sleeping follower; true if it must notify it. */
+bool orcu__slot_follower_claim_locked(struct orcu__slot *s)
+{
+	orcu__slot_assert_locked(s);
+	if (orcu__load_relaxed(&s->fol.sleep) != ORCU__FOLLOWER_SLEEPING)
+		return false;
+	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
+	return true;
 }
 
 /* Under orcu__g.lock (orcu_shutdown): s's follower leaves its loop; it is
@@ -769,6 +709,9 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain)
  * all) ready callbacks on this thread, again while more are ready and
  * there is no limit.  Returns how many were invoked; 0 if none were ready
  * or another thread holds the claim.  The caller holds no library lock.
+ * With a limit, a thread that found the claim busy left its work to us:
+ * the caller hands what is left to the slot's threads
+ * (orcu__nocb_hand_back()).
  */
 long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 {
@@ -776,7 +719,6 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 	long n, total = 0;
 	int cancel_state = PTHREAD_CANCEL_DISABLE;
 	uint64_t invoked;
-	bool more;
 
 	orcu__slot_lock(s);
 	if (s->inv.invoking) {
@@ -816,11 +758,6 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 		if (limit > 0)
 			break;
 	}
-	/* A thread that found the claim busy left its work to us; with a
-	 * limit we stop early, so hand what is left to the slot's threads. */
-	more = !orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE);
-	if (more && total)
-		orcu__nocb_wake_follower_locked(s);
 	orcu__slot_unlock(s);
 	if (cancel_state != PTHREAD_CANCEL_DISABLE)
 		pthread_setcancelstate(cancel_state, NULL);

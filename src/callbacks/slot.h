@@ -95,9 +95,10 @@
  * fol.sleep          SLEEPING:                        [C6] SLEEPING =>
  *                      follower_sleeping_locked (the  !fol.stop.  SLEEPING does
  *                      follower; cb_lock)             not imply has_follower:
- *                    AWAKE: wake_follower_locked,     the follower may sleep
- *                      follower_stop (cb_lock);       before its spawner stores
- *                      follower_reset (g.lock, no     it
+ *                    AWAKE: follower_claim_locked     the follower may sleep
+ *                      (nocb.c wake_follower_locked), before its spawner stores
+ *                      follower_stop (cb_lock);       it
+ *                      follower_reset (g.lock, no
  *                      follower runs); fork child
  * fol.stop           1: follower_stop (cb_lock)       see fol.sleep
  *                    0: follower_reset (no follower)
@@ -448,6 +449,7 @@ void orcu__slot_forget_threads(struct orcu__slot *s);
 void orcu__slot_follower_reset(struct orcu__slot *s);
 void orcu__slot_follower_started(struct orcu__slot *s, pthread_t tid);
 void orcu__slot_follower_sleeping_locked(struct orcu__slot *s);
+bool orcu__slot_follower_claim_locked(struct orcu__slot *s);
 void orcu__slot_follower_stop(struct orcu__slot *s);
 /* The leader's decisions, under cb_lock */
 void orcu__slot_set_lazy_armed_locked(struct orcu__slot *s, bool armed);
@@ -473,9 +475,5 @@ void orcu__slots_after_fork_child(void);
 /* fork: stop every other invoker between two callbacks, and let them go */
 void orcu__slots_fork_quiesce(void);
 void orcu__slots_fork_resume(bool child);
-/* The waking side of nocb.c's sleep protocol (kept here, below every waker). */
-/* False if the leader's thread does not exist (nothing was woken). */
-bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force);
-void orcu__nocb_wake_follower_locked(struct orcu__slot *s);
 
 #endif

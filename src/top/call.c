@@ -5,9 +5,9 @@
  * orcu_wait_backlog()), lazy holding, the double-post check (postcheck.c).
  * Calls entry.c to start, cpu.c for the slot, postq.c (a thread's own
  * queue: claim, switch, push) and mpsc.c (the shared ones) to enqueue,
- * slot.c to count posts and wake a leader, serve.c for slots without
- * threads (and to start the library), postcheck.c, registry.c for the
- * caller's checks, delay.c (debug hooks) and os.c.
+ * slot.c to count posts, nocb.c to wake a leader, serve.c for slots
+ * without threads (and to start the library), postcheck.c, registry.c
+ * for the caller's checks, delay.c (debug hooks) and os.c.
  *
  * orcu_call() never waits for callbacks to make progress: its caller may
  * hold a lock that its callbacks take (as with the kernel's and liburcu's

@@ -7,7 +7,8 @@
  * the server rule's safe points; synchronize, after which a waiter serves
  * what no thread can; and the CPU calls.  Calls config.c, registry.c,
  * gp.c, slot.c, cpu.c, serve.c (start, retry, the GP serve hook it
- * installs), nocb.c (the GP end hook) and os.c.  Called by call.c, barrier.c and lifecycle.c for the
+ * installs), nocb.c (the GP end hook, what an inline batch leaves) and
+ * os.c.  Called by call.c, barrier.c and lifecycle.c for the
  * configuration and inline polls.
  *
  * A configuration that cannot be applied for want of memory is not
@@ -135,7 +136,8 @@ void orcu__inline_poll_slow(void)
 		return;
 	if (!orcu__slot_safe_to_invoke_here())
 		return;
-	orcu__slot_invoke_done(s, orcu__g.inline_batch, true);
+	if (orcu__slot_invoke_done(s, orcu__g.inline_batch, true))
+		orcu__nocb_hand_back(s);
 }
 
 /* ------------------------------------------------------------------ */

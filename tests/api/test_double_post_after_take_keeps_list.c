@@ -30,6 +30,7 @@
 #include "common_pipe.h"
 #include "os.h"
 #include "postcheck.h"
+#include "nocb.h"
 #include "slot.h"
 
 #define NK 8
