@@ -385,12 +385,14 @@ ORCU_API void orcu_retire(void *p, void (*deleter)(void *));
  * not a struct orcu_head, or lies too far, does not compile.
  */
 #define ORCU_FREE_RCU_MAX_OFFSET (512 * sizeof(void *))
+/* clang-format off */
 #define orcu_free_rcu(p, field) \
 	orcu__free_rcu((p), offsetof(__typeof__(*(p)), field) + \
 		       0 * sizeof(orcu__is_head(&((__typeof__(*(p)) *)0)->field)) + \
 		       0 * sizeof(char[offsetof(__typeof__(*(p)), field) < \
 				       ORCU_FREE_RCU_MAX_OFFSET ? 1 : -1]))
 static inline int orcu__is_head(struct orcu_head *h) { return h != 0; }
+/* clang-format on */
 ORCU_API void orcu__free_rcu(void *p, size_t offset);
 /* orcu_retire() that never blocks: -ENOMEM (nothing done) when no batch
  * memory can be had; anywhere orcu_call() is.  For <orcu/rcu.hpp>: as

@@ -83,7 +83,7 @@ namespace detail {
 // A deleter that is empty and default-constructible is not stored: the
 // batch holds the pointer and a function that makes one.
 template <class D>
-inline constexpr bool stateless_v = std::is_empty_v<D> && std::is_default_constructible_v<D>;
+inline constexpr bool stateless_v = (std::is_empty_v<D> && std::is_default_constructible_v<D>);
 
 template <class T, class D>
 void delete_stateless(void *p) noexcept

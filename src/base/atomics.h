@@ -56,7 +56,9 @@ static inline void orcu__cpu_relax(void)
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #elif defined(__aarch64__)
+	/* clang-format off */
 	__asm__ __volatile__("yield" ::: "memory");
+	/* clang-format on */
 #else
 	atomic_signal_fence(memory_order_seq_cst);
 #endif

@@ -92,8 +92,8 @@ void orcu__cblist_enqueue_chain(struct orcu__cblist *cbl, struct orcu_head *firs
 	 * a tail other than &head is the last node itself. */
 	if (__builtin_expect(tail == &last->next ||
 			     orcu__link_load_relaxed(tail) != NULL, 0))
-		orcu__double_post_die(cbl, tail == &cbl->head ? first :
-				      (struct orcu_head *)(void *)tail, false);
+		orcu__double_post_die(cbl, tail == &cbl->head ? first : (struct orcu_head *)(void *)tail,
+				      false);
 	CBL_EXPECT(last->next == NULL);
 	splice_after(cbl, ORCU__CBL_NEXT, first, &last->next, n);
 }
@@ -203,8 +203,8 @@ static struct orcu_head *cut_front(struct orcu__cblist *cbl, long n)
 			/* The segment ends before its count: a head posted again
 			 * while here had its link cut. */
 			if (__builtin_expect(*endp == NULL, 0))
-				orcu__double_post_die(cbl, endp == &cbl->head ? first :
-						      (struct orcu_head *)(void *)endp, false);
+				orcu__double_post_die(cbl, endp == &cbl->head ? first : (struct orcu_head *)(void *)endp,
+						      false);
 			endp = &(*endp)->next;
 		}
 	cbl->head = *endp;

@@ -395,6 +395,7 @@ struct knob_row {
 	enum knob_store store;
 };
 
+/* clang-format off */
 #define CFG(f) (int)offsetof(struct orcu_config, f), \
 	_Generic(((struct orcu_config *)0)->f, int: INT_FIELD, long: LONG_FIELD)
 #define NO_CFG 0, NO_FIELD
@@ -428,6 +429,7 @@ static const struct knob_row knobs[ORCU__NR_KNOBS] = {
 		default_max_threads, ANY_ORDER, 0, G(max_threads), STORE_LONG },
 };
 
+/* clang-format on */
 #undef CFG
 #undef NO_CFG
 #undef G

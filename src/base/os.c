@@ -26,8 +26,9 @@
 /* No flood control on slot 0 before a configuration sets the marks. */
 struct orcu__global orcu__g = { .lock = PTHREAD_MUTEX_INITIALIZER, .qhimark = LONG_MAX };
 struct orcu__counters orcu__cnt;
-__thread struct orcu__tls orcu__tls __attribute__((tls_model("initial-exec"))) =
-	{ .bound_cpu = -1, .library_slot = -1 };
+__thread struct orcu__tls orcu__tls __attribute__((tls_model("initial-exec"))) = {
+	.bound_cpu = -1, .library_slot = -1
+};
 /* ThreadSanitizer's synchronisation objects for a GP's end and for
  * callbacks done (sanitize.h): only their addresses are used. */
 char orcu__san_gp_end, orcu__san_cb_done;

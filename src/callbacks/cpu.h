@@ -34,8 +34,8 @@ static inline int orcu__getcpu(void)
 {
 #ifdef ORCU_HAVE_RSEQ_OFFSET
 	if (orcu__likely(__rseq_size != 0)) {
-		const struct rseq *rs = (const struct rseq *)
-			((const char *)__builtin_thread_pointer() + __rseq_offset);
+		const struct rseq *rs =
+			(const struct rseq *)((const char *)__builtin_thread_pointer() + __rseq_offset);
 		/* The kernel writes it on this thread's behalf. */
 		int cpu = (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
 

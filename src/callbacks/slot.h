@@ -164,8 +164,9 @@ struct orcu__slot {
 	struct {
 		struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
 		struct orcu__mpsc lazyq;               /* lazy callbacks */
-		_Atomic long n_posted;  /* shared-queue posters +1 before publishing;
-					 * with the posting queues' counts, what was posted */
+		/* shared-queue posters +1 before publishing; with the
+		 * posting queues' counts, what was posted */
+		_Atomic long n_posted;
 		_Atomic long n_lazy;    /* posters +1, whoever splices lazyq resets */
 		_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
 		_Atomic long peak_pending;  /* posters, when a post passes it */
