@@ -274,7 +274,7 @@ int scen_update(void)
 	FILE *md = out_open("update.md");
 	/* [mode][lib][readers][rep] */
 	static double w[2][NULIB][2][64], rd[2][NULIB][2][64], gpc[2][NULIB][2][64];
-	static double rc[2][NULIB][2][64], ru[2][NULIB][2][64];
+	static double rc[2][NULIB][2][64], rcpu[2][NULIB][2][64];
 	/* synchronize mode: every write's latency, pooled over the runs */
 	static struct lhist lat[NULIB][2];
 	struct summ sw[2][NULIB][2], sr[2][NULIB][2], sg[2][NULIB][2];
@@ -304,7 +304,7 @@ int scen_update(void)
 					rd[m][l][ri][k] = pt.reads_s;
 					gpc[m][l][ri][k] = pt.gp_us_per_write;
 					rc[m][l][ri][k] = pt.reads_cpu;
-					ru[m][l][ri][k] = pt.rd_cpu;
+					rcpu[m][l][ri][k] = pt.rd_cpu;
 				}
 	for (int m = 0; m < 2; m++)
 		for (int l = 0; l < NULIB; l++)
@@ -313,7 +313,7 @@ int scen_update(void)
 				sr[m][l][ri] = summarize(rd[m][l][ri], reps);
 				sg[m][l][ri] = summarize(gpc[m][l][ri], reps);
 				src[m][l][ri] = summarize(rc[m][l][ri], reps);
-				sru[m][l][ri] = summarize(ru[m][l][ri], reps);
+				sru[m][l][ri] = summarize(rcpu[m][l][ri], reps);
 			}
 	printf("== update: 1 updater flat out (replace, wait or post, free) with N busy readers; "
 	       "median of %d runs of %d ms ==\n", reps, ms);

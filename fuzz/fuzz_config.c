@@ -164,6 +164,8 @@ static void fuzz_long(const char *text, long min, long max, size_t errlen)
 	free(err);
 }
 
+/* libFuzzer's entry point. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const long bounds[][2] = {

@@ -9,6 +9,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 command -v clang >/dev/null || { echo "fuzz: clang missing (make deps)"; exit 1; }
 clang -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+  -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Werror \
   -I"$here/include" -I"$here/src/base" "$here/src/base/cpulist.c" "$here/fuzz/fuzz_config.c" \
   -o "$out/fuzz_config"
 cp -r "$here/fuzz/corpus" "$out/corpus"

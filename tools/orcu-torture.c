@@ -341,6 +341,7 @@ static void monitor(double t, double limit)
  * busted flavor exists only in validation programs that define it. */
 static atomic_int busted_on;
 
+int orcu_test_gp_busted(void);
 __attribute__((visibility("default"))) int orcu_test_gp_busted(void)
 {
 	return atomic_load_explicit(&busted_on, memory_order_relaxed);

@@ -15,6 +15,7 @@
 /* The test-only hook the library looks for (src/readers/gp.h). */
 static atomic_int busted;
 
+int orcu_test_gp_busted(void);
 int orcu_test_gp_busted(void)
 {
 	return atomic_load_explicit(&busted, memory_order_relaxed);

@@ -12,6 +12,7 @@
 #include "check.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
 

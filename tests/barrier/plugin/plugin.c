@@ -9,6 +9,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+/* Found by dlsym() in test_module_unload.c. */
+long plugin_post(long n, int lazy_every, _Atomic long *counter);
+long plugin_invoked(void);
+void plugin_fini(void);
+
 struct plugin_obj {
 	struct orcu_head head;
 	_Atomic long *counter;       /* owned by the test, outlives us */
