@@ -363,7 +363,7 @@ int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg
 	snprintf(sa->name, sizeof(sa->name), "%s", name);
 	pthread_attr_init(&attr);
 	/* Thousands of offload threads must fit: they need little stack. */
-	pthread_attr_setstacksize(&attr, 256 * 1024);
+	pthread_attr_setstacksize(&attr, (size_t)256 * 1024);
 	/* The new thread inherits the mask: block everything around create. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

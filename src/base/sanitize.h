@@ -104,6 +104,7 @@ static inline void orcu__tsan_acquire(void *addr)
 {
 #ifndef ORCU__LIB_TSAN
 	if (orcu__unlikely(orcu__san() & ORCU__SAN_TSAN))
+		/* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): set only where it exists (orcu__san()) */
 		__tsan_acquire(addr);
 #else
 	(void)addr;
@@ -114,6 +115,7 @@ static inline void orcu__tsan_release(void *addr)
 {
 #ifndef ORCU__LIB_TSAN
 	if (orcu__unlikely(orcu__san() & ORCU__SAN_TSAN))
+		/* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): set only where it exists (orcu__san()) */
 		__tsan_release(addr);
 #else
 	(void)addr;
@@ -134,10 +136,12 @@ static inline __attribute__((cold)) void orcu__san_post(struct orcu_head *h, voi
 		return;
 #ifndef ORCU__LIB_ASAN
 	if (f & ORCU__SAN_ASAN) {
+		/* NOLINTBEGIN(clang-analyzer-core.CallAndMessage): the runtime has them */
 		if (__asan_address_is_poisoned(h))
 			__asan_report_error(pc, __builtin_frame_address(0),
 					    __builtin_frame_address(0), h, 1, sizeof(*h));
 		__asan_poison_memory_region(h, sizeof(*h));
+		/* NOLINTEND(clang-analyzer-core.CallAndMessage) */
 	}
 #endif
 	(void)f;

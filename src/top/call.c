@@ -86,7 +86,7 @@ int orcu_wait_backlog(long timeout_ms)
 		/* The slot's invokers notify after raising n_done (pending
 		 * falls below qhimark); they never wait for us. */
 		uint32_t ticket = orcu__event_prepare(&s->cnt.drain);
-		int64_t left = 10 * 1000000;
+		int64_t left = 10 * 1000000LL;
 
 		/* Pairs with note_invoked() (slot.c): the fence of
 		 * orcu__event_prepare() above, then the acquire of n_done in

@@ -550,8 +550,11 @@ int orcu__free_flush_all(void)
 	pthread_mutex_lock(&recs_lock);
 	for (struct free_rec *r = recs; r; r = r->next)
 		nr++;
+	/* Arrays of pointers: sizeof(*rs) is meant (clang-tidy 14 asks). */
+	/* NOLINTBEGIN(bugprone-sizeof-expression) */
 	rs = nr ? malloc(sizeof(*rs) * (size_t)nr) : NULL;
 	out = nr ? malloc(sizeof(*out) * NR_KINDS * (size_t)nr) : NULL;
+	/* NOLINTEND(bugprone-sizeof-expression) */
 	if (rs && out) {
 		int i = 0;
 
