@@ -6,6 +6,8 @@
 #   make check-structure  src/'s layering, Calls lines, cancellation points and
 #                   the names the prose gives (scripts/src-metrics.py --check;
 #                   python3, cc, binutils' nm and objdump, coreutils' tsort)
+#   make lint       clang-format --dry-run and clang-tidy, no finding allowed
+#                   (scripts/lint.sh); make format applies clang-format
 #   make test SANITIZE=address,undefined | SANITIZE=thread
 #   make torture    long torture matrix (DURATION=600 seconds by default)
 #   make models     Promela models with spin
@@ -31,7 +33,7 @@ TIMEOUT_MULT ?= 4
 endif
 comma := ,
 
-.PHONY: all deps build test check-structure demo torture models bench fuzz clean install
+.PHONY: all deps build test check-structure lint format demo torture models bench fuzz clean install
 
 all: build
 
@@ -56,6 +58,15 @@ test: deps
 # functions, tests and models the prose names exist.
 check-structure:
 	python3 scripts/src-metrics.py --check
+
+# The style (.clang-format) and the analyser (.clang-tidy): clang-tidy
+# takes the compile commands of the configured build, not a compiled one.
+lint: deps
+	@$(MAKE) --no-print-directory $(BUILD)/Makefile
+	@JOBS=$(JOBS) bash scripts/lint.sh $(BUILD)
+
+format:
+	find src include \( -name '*.c' -o -name '*.h' -o -name '*.hpp' \) -print0 | xargs -0 clang-format -i
 
 demo: deps
 	@$(MAKE) --no-print-directory build
