@@ -86,35 +86,35 @@ struct orcu_config {
 /* Statistics (orcu_get_stats): a snapshot, counters since process start. */
 
 struct orcu_stats {
-	uint64_t gp_completed;        /* grace periods ended */
-	uint64_t gp_expedited;        /* of which hurried (expedited or flood) */
-	uint64_t callbacks_queued;    /* orcu_call + orcu_call_lazy */
-	uint64_t callbacks_lazy;      /* of which lazy */
-	uint64_t callbacks_invoked;   /* user callbacks invoked */
-	uint64_t callbacks_pending;   /* queued - invoked, right now */
-	uint64_t callbacks_inline;    /* invoked by application threads (inline slots) */
-	uint64_t barriers;            /* orcu_barrier calls */
-	uint64_t barriers_run;        /* barriers that really posted markers (others piggybacked or were idle) */
-	uint64_t gp_wakeups;          /* wake-ups issued by the GP thread (leaders, waiters) */
-	uint64_t gp_leader_wakeups;   /* of which to leaders */
-	uint64_t leader_wakeups;      /* follower wake-ups issued by leaders */
-	uint64_t enqueue_wakeups;     /* leader wake-ups issued by orcu_call */
-	uint64_t takeovers;           /* inline slots whose follower took over */
-	uint64_t threads_alive;       /* library threads running now */
+	uint64_t gp_completed;      /* grace periods ended */
+	uint64_t gp_expedited;      /* of which hurried (expedited or flood) */
+	uint64_t callbacks_queued;  /* orcu_call + orcu_call_lazy */
+	uint64_t callbacks_lazy;    /* of which lazy */
+	uint64_t callbacks_invoked; /* user callbacks invoked */
+	uint64_t callbacks_pending; /* queued - invoked, right now */
+	uint64_t callbacks_inline;  /* invoked by application threads (inline slots) */
+	uint64_t barriers;          /* orcu_barrier calls */
+	uint64_t barriers_run;      /* barriers that really posted markers (others piggybacked or were idle) */
+	uint64_t gp_wakeups;        /* wake-ups issued by the GP thread (leaders, waiters) */
+	uint64_t gp_leader_wakeups; /* of which to leaders */
+	uint64_t leader_wakeups;    /* follower wake-ups issued by leaders */
+	uint64_t enqueue_wakeups;   /* leader wake-ups issued by orcu_call */
+	uint64_t takeovers;         /* inline slots whose follower took over */
+	uint64_t threads_alive;     /* library threads running now */
 	uint64_t leaders_alive;
 	uint64_t followers_alive;
 	uint64_t slots_possible;
 	uint64_t slots_online;
 	uint64_t slots_offloaded;
-	uint64_t adopted_callbacks;   /* invoked for slots without threads of their own */
-	uint64_t qhimark_crossings;   /* flood control */
+	uint64_t adopted_callbacks; /* invoked for slots without threads of their own */
+	uint64_t qhimark_crossings; /* flood control */
 	uint64_t hurried_gps;
-	uint64_t poster_waits;        /* posts slowed past ORCU_QMAX (bounded sleep) */
-	uint64_t poster_overruns;     /* over ORCU_QMAX where slowing was not allowed */
-	uint64_t peak_pending;        /* highest pending of any one slot */
+	uint64_t poster_waits;    /* posts slowed past ORCU_QMAX (bounded sleep) */
+	uint64_t poster_overruns; /* over ORCU_QMAX where slowing was not allowed */
+	uint64_t peak_pending;    /* highest pending of any one slot */
 	uint64_t lazy_flushes;
 	uint64_t stalls_reported;
-	uint64_t gp_thread_cpu_ns;    /* CPU time consumed by the GP thread */
+	uint64_t gp_thread_cpu_ns; /* CPU time consumed by the GP thread */
 	uint64_t reserved[15];
 };
 
@@ -122,14 +122,14 @@ struct orcu_stats {
 struct orcu_stall_reader {
 	int tid;
 	char name[16];
-	const char *flavor;           /* "memb" or "qsbr" */
-	unsigned long nesting;        /* memb nesting depth; 0 for qsbr */
+	const char *flavor;    /* "memb" or "qsbr" */
+	unsigned long nesting; /* memb nesting depth; 0 for qsbr */
 };
 
 struct orcu_stall_info {
-	unsigned long gp_seq;         /* the GP that is stalled */
-	long waited_ms;               /* how long it has waited so far */
-	int nr_readers;               /* readers holding it (first ORCU_STALL_MAX_READERS listed) */
+	unsigned long gp_seq; /* the GP that is stalled */
+	long waited_ms;       /* how long it has waited so far */
+	int nr_readers;       /* readers holding it (first ORCU_STALL_MAX_READERS listed) */
 	struct orcu_stall_reader readers[16];
 };
 #define ORCU_STALL_MAX_READERS 16
@@ -161,7 +161,7 @@ typedef void (*orcu_stall_handler_t)(const struct orcu_stall_info *info, void *a
  * callback; not in a signal handler.  orcu_read_lock() on an unregistered
  * thread calls it implicitly.
  */
-ORCU_API int orcu_register_thread(void);      /* memb reader; idempotent */
+ORCU_API int orcu_register_thread(void); /* memb reader; idempotent */
 
 /*
  * orcu_register_thread_qsbr - make the calling thread a qsbr reader: online
@@ -182,7 +182,7 @@ ORCU_API int orcu_register_thread_qsbr(void); /* qsbr reader; idempotent */
  * Aborts with a one-line message inside a reader section.  Allowed in a
  * callback; not in a signal handler.
  */
-ORCU_API void orcu_unregister_thread(void);   /* also automatic at thread exit */
+ORCU_API void orcu_unregister_thread(void); /* also automatic at thread exit */
 
 /*
  * orcu_quiescent_state - qsbr readers: announce that this thread holds no
@@ -457,7 +457,7 @@ ORCU_API int orcu_thread_bind_cpu(int cpu);
  * orcu_current_cpu - the slot orcu_call() would use now from this thread
  * (its bound slot, or the CPU it runs on).  Anywhere but a signal handler.
  */
-ORCU_API int orcu_current_cpu(void);          /* the slot orcu_call() would use now */
+ORCU_API int orcu_current_cpu(void); /* the slot orcu_call() would use now */
 
 /* ------------------------------------------------------------------ */
 /* Observability and lifetime                                          */
@@ -473,7 +473,7 @@ ORCU_API void orcu_get_stats(struct orcu_stats *out);
  * orcu_slot_pending - callbacks pending on slot cpu right now, or -EINVAL
  * for an impossible cpu.  Anywhere but a signal handler.
  */
-ORCU_API long orcu_slot_pending(int cpu);     /* pending callbacks of one slot, or -EINVAL */
+ORCU_API long orcu_slot_pending(int cpu); /* pending callbacks of one slot, or -EINVAL */
 
 /*
  * orcu_set_stall_handler - called, instead of the default one-line report
@@ -576,18 +576,18 @@ ORCU_API int orcu_shutdown(void);
 #endif
 
 struct orcu__reader {
-	ORCU__ATOMIC(unsigned long) ctr;     /* owner writes; GP thread reads: phase | nesting */
-	ORCU__ATOMIC(unsigned long) qs_seq;  /* qsbr: owner writes, GP thread reads; 0 = offline */
-	int kind;                      /* owner writes and reads */
-	int in_callback;               /* owner: > 0 while invoking a callback */
-	void *rec;                     /* owner: the registry record */
+	ORCU__ATOMIC(unsigned long) ctr;    /* owner writes; GP thread reads: phase | nesting */
+	ORCU__ATOMIC(unsigned long) qs_seq; /* qsbr: owner writes, GP thread reads; 0 = offline */
+	int kind;                           /* owner writes and reads */
+	int in_callback;                    /* owner: > 0 while invoking a callback */
+	void *rec;                          /* owner: the registry record */
 };
 
 ORCU_API extern __thread struct orcu__reader orcu__reader
 	__attribute__((tls_model("initial-exec")));
-ORCU_API extern ORCU__ATOMIC(unsigned long) orcu__gp_ctr;     /* phase | 1 */
-ORCU_API extern ORCU__ATOMIC(int) orcu__has_membarrier;       /* 0: full-fence readers */
-ORCU_API extern ORCU__ATOMIC(int) orcu__gp_wait;              /* 1: a GP sleeps on readers */
+ORCU_API extern ORCU__ATOMIC(unsigned long) orcu__gp_ctr; /* phase | 1 */
+ORCU_API extern ORCU__ATOMIC(int) orcu__has_membarrier;   /* 0: full-fence readers */
+ORCU_API extern ORCU__ATOMIC(int) orcu__gp_wait;          /* 1: a GP sleeps on readers */
 ORCU_API void orcu__reader_wake_gp(void);
 ORCU_API void orcu__reader_left_gp(unsigned long ctr);
 ORCU_API void orcu__read_lock_slow(void);
@@ -647,10 +647,15 @@ static inline bool orcu_read_ongoing(void)
 }
 
 #if !defined(ORCU_DEBUG)
-static inline void orcu_read_lock(void) {}
+static inline void orcu_read_lock(void)
+{
+}
 static inline void orcu_read_unlock(void) {}
 #else
-static inline void orcu_read_lock(void) { orcu__qsbr_check_lock(); }
+static inline void orcu_read_lock(void)
+{
+	orcu__qsbr_check_lock();
+}
 static inline void orcu_read_unlock(void) {}
 #endif
 
@@ -683,7 +688,8 @@ static inline void orcu_read_unlock(void)
 	unsigned long c = ORCU__LOAD_RELAXED(&r->ctr);
 
 	if (__builtin_expect((c & (ORCU__MEMB_IDLE | ORCU__NEST_MASK)) ==
-			     (ORCU__MEMB_IDLE | 1), 1)) {
+				     (ORCU__MEMB_IDLE | 1),
+			     1)) {
 		orcu__mb_slave();
 		/* Release costs nothing on x86: pairs with the acquire scan
 		 * (registry.c point 3). */

@@ -272,7 +272,7 @@ struct rcu_head {
 #define rcu_assign_pointer(p, v) orcu_assign_pointer(p, v)
 #define rcu_set_pointer(pp, v) ((void)__atomic_store_n((pp), (v), __ATOMIC_RELEASE))
 #define rcu_xchg_pointer(pp, v) orcu_xchg_pointer(pp, v)
-#define rcu_cmpxchg_pointer(pp, old, _new) __extension__ ({ \
+#define rcu_cmpxchg_pointer(pp, old, _new) __extension__({ \
 	__typeof__(*(pp)) orcu__expect = (old); \
 	(void)__atomic_compare_exchange_n((pp), &orcu__expect, (_new), 0, \
 					  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \

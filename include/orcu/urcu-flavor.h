@@ -29,7 +29,7 @@
 #define ORCU_URCU_FLAVOR_H
 
 #include <orcu.h>
-#include <orcu/urcu-compat.h>   /* struct rcu_head, <urcu/flavor.h> */
+#include <orcu/urcu-compat.h> /* struct rcu_head, <urcu/flavor.h> */
 
 #ifndef ORCU_URCU_HEADERS
 #error "orcu/urcu-flavor.h needs liburcu's headers (<urcu/flavor.h>)"

@@ -39,13 +39,13 @@
 #define orcu__fetch_and_relaxed(p, v) atomic_fetch_and_explicit((p), (v), memory_order_relaxed)
 #define orcu__cas_acq_rel(p, expp, v) \
 	atomic_compare_exchange_strong_explicit((p), (expp), (v), \
-		memory_order_acq_rel, memory_order_acquire)
+						memory_order_acq_rel, memory_order_acquire)
 #define orcu__cas_seq_cst(p, expp, v) \
 	atomic_compare_exchange_strong_explicit((p), (expp), (v), \
-		memory_order_seq_cst, memory_order_seq_cst)
+						memory_order_seq_cst, memory_order_seq_cst)
 #define orcu__cas_relaxed(p, expp, v) \
 	atomic_compare_exchange_strong_explicit((p), (expp), (v), \
-		memory_order_relaxed, memory_order_relaxed)
+						memory_order_relaxed, memory_order_relaxed)
 #define orcu__fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
 #define orcu__fence_acquire() atomic_thread_fence(memory_order_acquire)
 #define orcu__fence_release() atomic_thread_fence(memory_order_release)

@@ -12,9 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CBL_EXPECT(cond) do { \
-	if (__builtin_expect(!(cond), 0)) \
-		cblist_die(__FILE__, __LINE__, #cond); \
+#define CBL_EXPECT(cond) \
+	do { \
+		if (__builtin_expect(!(cond), 0)) \
+			cblist_die(__FILE__, __LINE__, #cond); \
 	} while (0)
 
 static void cblist_die(const char *file, int line, const char *what)
@@ -91,7 +92,8 @@ void orcu__cblist_enqueue_chain(struct orcu__cblist *cbl, struct orcu_head *firs
 	 * be writing it right now).  next is an orcu_head's first member, so
 	 * a tail other than &head is the last node itself. */
 	if (__builtin_expect(tail == &last->next ||
-			     orcu__link_load_relaxed(tail) != NULL, 0))
+				     orcu__link_load_relaxed(tail) != NULL,
+			     0))
 		orcu__double_post_die(cbl, tail == &cbl->head ? first : (struct orcu_head *)(void *)tail,
 				      false);
 	CBL_EXPECT(last->next == NULL);
@@ -156,7 +158,8 @@ bool orcu__cblist_accelerate(struct orcu__cblist *cbl, unsigned long snap)
 		return true;
 	}
 	last = orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY) ?
-	       ORCU__CBL_WAIT : ORCU__CBL_NEXT_READY;
+		       ORCU__CBL_WAIT :
+		       ORCU__CBL_NEXT_READY;
 
 	/* NEXT sits behind `last` in the list, so it can only join `last`
 	 * (FIFO).  Equal tag: the normal merge.  A later tag than snap means a
@@ -180,7 +183,8 @@ bool orcu__cblist_wait_range(const struct orcu__cblist *cbl, unsigned long *firs
 		return false;
 	*first = cbl->gp_seq[ORCU__CBL_WAIT];
 	*last = orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY) ?
-		cbl->gp_seq[ORCU__CBL_WAIT] : cbl->gp_seq[ORCU__CBL_NEXT_READY];
+			cbl->gp_seq[ORCU__CBL_WAIT] :
+			cbl->gp_seq[ORCU__CBL_NEXT_READY];
 	return true;
 }
 

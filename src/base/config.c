@@ -207,7 +207,11 @@ static int cpus_setting(const struct orcu_config *cfg, struct orcu__conf *c)
  * environment, else def.  *from says where the value came from, for the
  * checks that compare knobs with each other.
  */
-enum knob_from { FROM_DEFAULT, FROM_CFG, FROM_ENV };
+enum knob_from {
+	FROM_DEFAULT,
+	FROM_CFG,
+	FROM_ENV
+};
 
 static int knob(const char *env, long cfgval, long min, long max, long def,
 		long *out, enum knob_from *from)
@@ -379,19 +383,31 @@ static long default_qmax(const struct orcu__conf *c)
  * order may depend on a row above it) by conf_build() and written to
  * orcu__g by orcu__conf_apply().
  */
-enum knob_order { ANY_ORDER, BELOW_OTHER, ABOVE_OTHER };
-enum knob_store { STORE_LONG, STORE_INT, STORE_POSITIVE };  /* POSITIVE: value > 0 */
+enum knob_order {
+	ANY_ORDER,
+	BELOW_OTHER,
+	ABOVE_OTHER
+};
+enum knob_store {
+	STORE_LONG,
+	STORE_INT,
+	STORE_POSITIVE
+}; /* POSITIVE: value > 0 */
 
 struct knob_row {
-	const char *env;                /* ORCU_X; the cfg field's name is env + 5 */
-	int cfg_off;                    /* field of struct orcu_config */
-	enum { NO_FIELD, INT_FIELD, LONG_FIELD } cfg_type;
-	long min, max;                  /* max 0: the number of possible slots */
-	long def;                       /* the default, unless default_of is set */
+	const char *env; /* ORCU_X; the cfg field's name is env + 5 */
+	int cfg_off;     /* field of struct orcu_config */
+	enum {
+		NO_FIELD,
+		INT_FIELD,
+		LONG_FIELD
+	} cfg_type;
+	long min, max; /* max 0: the number of possible slots */
+	long def;      /* the default, unless default_of is set */
 	long (*default_of)(const struct orcu__conf *c);
-	enum knob_order order;          /* must be below / above knob `other` */
+	enum knob_order order; /* must be below / above knob `other` */
 	int other;
-	size_t g_off;                   /* field of orcu__g that takes the value */
+	size_t g_off; /* field of orcu__g that takes the value */
 	enum knob_store store;
 };
 
@@ -572,7 +588,7 @@ bool orcu__thread_budget_ok(void)
 	long max = orcu__g.max_threads;
 
 	if (max <= 0)
-		return true;   /* not configured yet: nothing to compare with */
+		return true; /* not configured yet: nothing to compare with */
 	if ((alive > spawned ? alive : spawned) < max)
 		return true;
 	if (first_time(&thread_cap_reported))

@@ -10,10 +10,19 @@
 /* config.c: calls os.c and cpulist.c. */
 /* The numeric knobs, in the order config.c reads them. */
 enum orcu__knob {
-	ORCU__KNOB_STRIDE, ORCU__KNOB_POLL, ORCU__KNOB_QHIMARK, ORCU__KNOB_QLOWMARK,
-	ORCU__KNOB_QMAX, ORCU__KNOB_LAZY_MS, ORCU__KNOB_LAZY_MAX, ORCU__KNOB_STALL_MS,
-	ORCU__KNOB_TAKEOVER_MS, ORCU__KNOB_BATCH, ORCU__KNOB_GP_BATCH_US,
-	ORCU__KNOB_MAX_THREADS, ORCU__NR_KNOBS
+	ORCU__KNOB_STRIDE,
+	ORCU__KNOB_POLL,
+	ORCU__KNOB_QHIMARK,
+	ORCU__KNOB_QLOWMARK,
+	ORCU__KNOB_QMAX,
+	ORCU__KNOB_LAZY_MS,
+	ORCU__KNOB_LAZY_MAX,
+	ORCU__KNOB_STALL_MS,
+	ORCU__KNOB_TAKEOVER_MS,
+	ORCU__KNOB_BATCH,
+	ORCU__KNOB_GP_BATCH_US,
+	ORCU__KNOB_MAX_THREADS,
+	ORCU__NR_KNOBS
 };
 /* One configuration, read but not yet applied. */
 struct orcu__conf {
@@ -22,7 +31,7 @@ struct orcu__conf {
 	uint64_t *nocbs;        /* [nr_possible] */
 	uint64_t *housekeeping; /* [CPU_SETSIZE] real CPUs, or NULL */
 	long knob[ORCU__NR_KNOBS];
-	int futex_hash;         /* ORCU_FUTEX_HASH */
+	int futex_hash; /* ORCU_FUTEX_HASH */
 };
 /* cfg (NULL: none) and the environment into *c; 0, or -EINVAL (a bad cfg
  * value, one line said) or -ENOMEM, and then *c holds nothing. */

@@ -120,7 +120,11 @@ static bool slice_is(const char *s, size_t n, const char *word)
 	return strlen(word) == n && memcmp(s, word, n) == 0;
 }
 
-enum num_result { NUM_OK, NUM_BAD, NUM_TOO_LARGE };
+enum num_result {
+	NUM_OK,
+	NUM_BAD,
+	NUM_TOO_LARGE
+};
 
 /* Unsigned decimal only: '+', '-', spaces and "0x" are all typos here. */
 static enum num_result scan_uint(const char **pp, const char *end, int *val)

@@ -30,7 +30,7 @@ static void delay_switch(void)
 	 * bound or hook uses those (0 and NULL: no stall). */
 	orcu__store_relaxed(&orcu__delay_enabled,
 			    orcu__load_relaxed(&delay_max_us) != 0 ||
-			    orcu__load_relaxed(&delay_hook) != NULL);
+				    orcu__load_relaxed(&delay_hook) != NULL);
 }
 
 void orcu_debug_set_delays(unsigned int max_us)

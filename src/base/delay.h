@@ -9,11 +9,14 @@
 
 /* debug delay hooks (delay.c): widen race windows under torture */
 enum orcu__delay_point {
-	ORCU__DELAY_GP_START, ORCU__DELAY_GP_END, ORCU__DELAY_LEADER_SLEEP,
-	ORCU__DELAY_BARRIER, ORCU__DELAY_ENQUEUE,
-	ORCU__DELAY_SHARED_POST,     /* counted in post.n_posted, not yet pushed (call.c) */
-	ORCU__DELAY_GP_SKIP,         /* read no reader, not yet swapped gp_seq (gp.c) */
-	ORCU__DELAY_MEMB_UNPARK,     /* a memb reader unparking, before its fence (registry.c) */
+	ORCU__DELAY_GP_START,
+	ORCU__DELAY_GP_END,
+	ORCU__DELAY_LEADER_SLEEP,
+	ORCU__DELAY_BARRIER,
+	ORCU__DELAY_ENQUEUE,
+	ORCU__DELAY_SHARED_POST, /* counted in post.n_posted, not yet pushed (call.c) */
+	ORCU__DELAY_GP_SKIP,     /* read no reader, not yet swapped gp_seq (gp.c) */
+	ORCU__DELAY_MEMB_UNPARK, /* a memb reader unparking, before its fence (registry.c) */
 	ORCU__DELAY_NPOINTS
 };
 extern _Atomic int orcu__delay_enabled;

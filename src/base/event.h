@@ -54,8 +54,8 @@ int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns);
 void orcu__futex_wake(void *addr, int n);
 
 struct orcu__event {
-	_Atomic uint32_t seq;   /* wakers bump it (release); sleepers futex-wait on it */
-	_Atomic int waiters;    /* sleepers between prepare and wait/cancel */
+	_Atomic uint32_t seq; /* wakers bump it (release); sleepers futex-wait on it */
+	_Atomic int waiters;  /* sleepers between prepare and wait/cancel */
 };
 
 /* orcu__event_notify_n(): wake every sleeper. */

@@ -237,7 +237,7 @@ void orcu__futex_wake(void *addr, int n)
 #define PR_FUTEX_HASH_SET_SLOTS 1
 #define PR_FUTEX_HASH_GET_SLOTS 2
 #endif
-#define FUTEX_HASH_FROM_THREADS 32     /* fewer library threads: kernel's choice */
+#define FUTEX_HASH_FROM_THREADS 32 /* fewer library threads: kernel's choice */
 #define FUTEX_HASH_PER_THREAD 8
 
 /* Under orcu__g.lock (every spawn is): the slots set so far, 0 for none,
@@ -333,7 +333,8 @@ static void spawn_failed(const char *name, int err)
 {
 	static _Atomic int warned[3];
 	int kind = strncmp(name, "orcu-gp", 7) == 0 ? 0 :
-		   strncmp(name, "orcu-og", 7) == 0 ? 1 : 2;
+		   strncmp(name, "orcu-og", 7) == 0 ? 1 :
+						      2;
 
 	/* serve.c retries (its point 3). */
 	orcu__store_relaxed(&orcu__g.degraded, 1);
@@ -344,7 +345,7 @@ static void spawn_failed(const char *name, int err)
 		   name, strerror(err), err == EAGAIN ? "EAGAIN" : "errno",
 		   kind == 0 ? "grace periods run on the threads that wait for them" :
 		   kind == 1 ? "its CPUs' callbacks are served by other threads in place" :
-		   "its leader invokes its callbacks");
+			       "its leader invokes its callbacks");
 }
 
 int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg)

@@ -74,9 +74,10 @@ struct orcu__postq;
 #define orcu__unlikely(x) __builtin_expect(!!(x), 0)
 
 /* Impossible states: file:line and what was expected, then abort. */
-#define ORCU__BUG_ON(cond) do { \
-	if (orcu__unlikely(cond)) \
-		orcu__die("%s:%d: expected !(%s)", __FILE__, __LINE__, #cond); \
+#define ORCU__BUG_ON(cond) \
+	do { \
+		if (orcu__unlikely(cond)) \
+			orcu__die("%s:%d: expected !(%s)", __FILE__, __LINE__, #cond); \
 	} while (0)
 
 #ifdef ORCU_DEBUG
@@ -89,9 +90,9 @@ struct orcu__postq;
 /* Global state. */
 
 struct orcu__global {
-	pthread_mutex_t lock;          /* topology, thread spawning, lifetime */
-	_Atomic int initialized;       /* slots allocated */
-	_Atomic int started;           /* GP thread running */
+	pthread_mutex_t lock;    /* topology, thread spawning, lifetime */
+	_Atomic int initialized; /* slots allocated */
+	_Atomic int started;     /* GP thread running */
 
 	/* configuration (fixed at init) */
 	int nr_possible;
@@ -104,9 +105,9 @@ struct orcu__global {
 	long inline_takeover_ms;
 	long gp_batch_us;
 	int inline_batch;
-	long max_threads;              /* ORCU_MAX_THREADS: cap on library threads */
-	int futex_hash;                /* ORCU_FUTEX_HASH: size the futex hash (os.c) */
-	uint64_t *housekeeping;        /* bitmap over real CPUs or NULL */
+	long max_threads;       /* ORCU_MAX_THREADS: cap on library threads */
+	int futex_hash;         /* ORCU_FUTEX_HASH: size the futex hash (os.c) */
+	uint64_t *housekeeping; /* bitmap over real CPUs or NULL */
 
 	/* [nr_possible] and [nr_groups], element 0 unused: slot 0 and
 	 * leader 0 are static (slot.h), and the only ones before a
@@ -121,13 +122,13 @@ struct orcu__global {
 	 * Leaders set and clear their bit; a GP end reads the words and
 	 * clears the bits of the leaders it wakes.  One cache line for 512
 	 * groups, so a GP end does not touch every leader's record. */
-	_Atomic uint64_t *leader_gp_wait;   /* [(nr_groups + 63) / 64] */
+	_Atomic uint64_t *leader_gp_wait; /* [(nr_groups + 63) / 64] */
 
-	_Atomic int nr_inline;         /* slots not offloaded: 0 skips inline polls */
-	_Atomic int stopping;          /* orcu_shutdown is joining threads: spawn nothing */
+	_Atomic int nr_inline; /* slots not offloaded: 0 skips inline polls */
+	_Atomic int stopping;  /* orcu_shutdown is joining threads: spawn nothing */
 	/* The server rule's state (serve.c, its only writer but for os.c
 	 * raising degraded when a creation fails). */
-	_Atomic int degraded;          /* a library thread is missing: retry */
+	_Atomic int degraded;            /* a library thread is missing: retry */
 	_Atomic uint64_t retry_after_ns; /* next spawn retry (degraded) */
 	/* No library thread serves some work (callbacks on slots without
 	 * threads, a GP asked for): a requester raises it, the GP thread, a
@@ -143,14 +144,14 @@ ORCU__HIDDEN extern struct orcu__global orcu__g;
 /* Per-thread state beyond the public reader record. */
 #define ORCU__POSTQS_PER_THREAD 4
 struct orcu__tls {
-	int bound_cpu;        /* -1: follow the real CPU */
-	int library_thread;   /* 1 in orcu-* threads */
+	int bound_cpu;      /* -1: follow the real CPU */
+	int library_thread; /* 1 in orcu-* threads */
 	/* A fork child's copy of the library thread that forked (from a
 	 * callback or a stall handler): it finishes what it runs, then ends,
 	 * detached; the child starts threads of its own (lifecycle.c). */
 	int retired;
-	int library_slot;     /* the slot a follower/leader posts to */
-	struct orcu__slot *invoking_slot;  /* the slot whose chain this thread invokes */
+	int library_slot;                 /* the slot a follower/leader posts to */
+	struct orcu__slot *invoking_slot; /* the slot whose chain this thread invokes */
 	/* The place in that slot's list up to which this thread counted
 	 * what it started in n_done (slot.c invoke_chain()); a fork from a
 	 * callback leaves the child the places after it (slot.c point 5). */
@@ -176,10 +177,10 @@ struct orcu__counters {
 		enqueue_wakeups, adopted, qhimark_crossings, hurried_gps,
 		poster_waits, poster_overruns, lazy_flushes, stalls_reported,
 		gp_thread_cpu_ns, takeovers,
-		gp_wait_slices,   /* a GP's sleep on readers that ran out (registry.c) */
-		gp_wait_missed,   /* ... and then no reader held: a lost wake-up */
-		gp_wait_arms,     /* the reader wait armed its wake (and fenced) */
-		gp_membarriers;   /* membarrier() paid by a GP's reader wait (registry.c) */
+		gp_wait_slices, /* a GP's sleep on readers that ran out (registry.c) */
+		gp_wait_missed, /* ... and then no reader held: a lost wake-up */
+		gp_wait_arms,   /* the reader wait armed its wake (and fenced) */
+		gp_membarriers; /* membarrier() paid by a GP's reader wait (registry.c) */
 };
 ORCU__HIDDEN extern struct orcu__counters orcu__cnt;
 #define orcu__count(field, n) orcu__fetch_add_relaxed(&orcu__cnt.field, (n))
@@ -192,7 +193,7 @@ struct orcu__spawn_arg {
 	char name[16];
 	void *(*fn)(void *);
 	void *arg;
-	_Atomic uint32_t running;   /* the thread set itself up (os.c) */
+	_Atomic uint32_t running; /* the thread set itself up (os.c) */
 };
 void *orcu__spawn_trampoline(void *p);
 /* Cancellation disabled, then the caller's state back (os.c
@@ -213,6 +214,6 @@ int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns);
 void orcu__futex_wake(void *addr, int n);
 void orcu__stall_handler_set(orcu_stall_handler_t handler, void *arg);
 orcu_stall_handler_t orcu__stall_handler_get(void **arg);
-void orcu__stall_hook_fork_lock(bool lock);   /* fork: take / release */
+void orcu__stall_hook_fork_lock(bool lock); /* fork: take / release */
 
 #endif

@@ -84,7 +84,7 @@ void __tsan_release(void *addr) __attribute__((weak));
 #define ORCU__SAN_ASAN 1
 #define ORCU__SAN_TSAN 2
 #define ORCU__SAN_UNKNOWN 4
-ORCU__HIDDEN extern _Atomic unsigned char orcu__san_state;   /* os.c */
+ORCU__HIDDEN extern _Atomic unsigned char orcu__san_state; /* os.c */
 
 static inline unsigned orcu__san(void)
 {

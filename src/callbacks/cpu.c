@@ -49,7 +49,8 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 	for (int g = 0; g < ngroups; g++) {
 		orcu__leader_of(g)->first = g * stride;
 		orcu__leader_of(g)->nslots = nr_possible - g * stride < stride ?
-					     nr_possible - g * stride : stride;
+						     nr_possible - g * stride :
+						     stride;
 	}
 	for (int i = 0; i < nr_possible; i++) {
 		struct orcu__slot *s = orcu__slot_of(i);

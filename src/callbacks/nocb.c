@@ -199,9 +199,9 @@ void orcu__nocb_hand_back(struct orcu__slot *s)
 /* Leader */
 
 struct scan {
-	bool need_gp, hurry, invoke;  /* invoke: flat mode has ready callbacks */
-	unsigned long first, last;    /* GP targets waited for */
-	int64_t timeout_ns;           /* earliest timer (inline takeover, lazy) */
+	bool need_gp, hurry, invoke; /* invoke: flat mode has ready callbacks */
+	unsigned long first, last;   /* GP targets waited for */
+	int64_t timeout_ns;          /* earliest timer (inline takeover, lazy) */
 };
 
 static void scan_timer(struct scan *sc, int64_t ns)
@@ -275,7 +275,7 @@ static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 	    orcu__slot_online(s)) {
 		if (!orcu__load_relaxed(&s->inv.inline_ready)) {
 			orcu__slot_offer_inline_locked(s, now + (uint64_t)orcu__g.inline_takeover_ms *
-							      1000000ull);
+									  1000000ull);
 			scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
 			return;
 		}

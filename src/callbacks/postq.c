@@ -115,7 +115,7 @@ static void give_back(struct orcu__postq *q, struct orcu__pseg *seg)
 	struct orcu__pseg *old = orcu__load_relaxed(&q->spare);
 
 	if (!old)
-		q->nspare = 0;          /* the producer took them all */
+		q->nspare = 0; /* the producer took them all */
 	if (q->nspare >= ORCU__PSEG_SPARES) {
 		free(seg);
 		return;

@@ -15,28 +15,28 @@ struct orcu__slot;
  * owner, posts with plain stores; the consumer holds the slot's cb_lock.
  * Entries live in segments; position `posted` of the queue is entry
  * posted - base of the segment that holds it. */
-#define ORCU__PSEG_N 62        /* entries per segment: 512 bytes */
-#define ORCU__PSEG_SPARES 8    /* drained segments kept for the producer */
+#define ORCU__PSEG_N 62     /* entries per segment: 512 bytes */
+#define ORCU__PSEG_SPARES 8 /* drained segments kept for the producer */
 
 struct orcu__pseg {
 	/* The next segment (producer links it, release, before publishing
 	 * into it); in a free list, the next free one. */
 	struct orcu__pseg *_Atomic next;
-	unsigned long base;                    /* position of e[0] */
+	unsigned long base; /* position of e[0] */
 	struct orcu_head *_Atomic e[ORCU__PSEG_N];
 };
 
 struct orcu__postq {
 	/* --- the owner's line: written by the owning thread only --- */
-	struct orcu__pseg *pseg ORCU__ALIGNED;   /* holds position posted - 1 (or posted) */
-	struct orcu__pseg *pfree;                /* spare segments taken from `spare` */
-	struct orcu_head *newest;                /* the last head posted (double posts) */
-	_Atomic unsigned long posted;            /* heads published (release store) */
+	struct orcu__pseg *pseg ORCU__ALIGNED; /* holds position posted - 1 (or posted) */
+	struct orcu__pseg *pfree;              /* spare segments taken from `spare` */
+	struct orcu_head *newest;              /* the last head posted (double posts) */
+	_Atomic unsigned long posted;          /* heads published (release store) */
 	/* --- the consumer's line: under the slot's cb_lock --- */
-	struct orcu__pseg *cseg ORCU__ALIGNED;   /* holds position taken (or taken - 1) */
-	_Atomic unsigned long taken;             /* heads taken into the slot's list (release) */
-	unsigned long snap;                      /* posted, read at the start of a splice */
-	int nspare;                              /* about how many are in `spare` */
+	struct orcu__pseg *cseg ORCU__ALIGNED; /* holds position taken (or taken - 1) */
+	_Atomic unsigned long taken;           /* heads taken into the slot's list (release) */
+	unsigned long snap;                    /* posted, read at the start of a splice */
+	int nspare;                            /* about how many are in `spare` */
 	/* the last head a take linked into the slot's list, and its place
 	 * there (the slot's inv.n_listed once it was in): posted again
 	 * before the slot's invoker started it, it is left out (postq.c) */
@@ -44,9 +44,9 @@ struct orcu__postq {
 	unsigned long last_ord;
 	/* --- written rarely: ownership, the free segments --- */
 	struct orcu__pseg *_Atomic spare ORCU__ALIGNED; /* consumer pushes, producer takes all */
-	struct orcu__postq *next;                /* the slot's list: set before the push, fixed */
-	struct orcu__slot *slot;                 /* fixed */
-	_Atomic int owned;                       /* 1 while a thread posts to it (point 4) */
+	struct orcu__postq *next;                       /* the slot's list: set before the push, fixed */
+	struct orcu__slot *slot;                        /* fixed */
+	_Atomic int owned;                              /* 1 while a thread posts to it (point 4) */
 };
 
 struct orcu__postq *orcu__postq_new(struct orcu__slot *s);
@@ -58,7 +58,7 @@ long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 struct orcu__postq *orcu__postq_switch(struct orcu__slot *s, bool *claimed);
 bool orcu__postq_drained(struct orcu__postq *q);
 void orcu__postq_after_fork(struct orcu__slot *s);
-void orcu__postq_unload(void);          /* lifecycle.c: the image goes */
+void orcu__postq_unload(void); /* lifecycle.c: the image goes */
 
 /* Owner only: publish h (its func set by the caller).  Returns the new
  * count of heads posted, or 0, having written nothing, when its segment is

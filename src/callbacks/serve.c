@@ -52,7 +52,7 @@
 
 #define RETRY_MAX_NS (1000 * 1000000ull)
 
-static uint64_t retry_backoff_ns;   /* under orcu__g.lock */
+static uint64_t retry_backoff_ns; /* under orcu__g.lock */
 
 /* Under orcu__g.lock: start the GP thread and the threads of every slot
  * that needs them.  0, or -EAGAIN (the library runs degraded). */
@@ -78,8 +78,9 @@ int orcu__serve_start_locked(void)
 		retry_backoff_ns = 0;
 		return 0;
 	}
-	retry_backoff_ns = !retry_backoff_ns ? 1000000 :
-			   retry_backoff_ns * 2 > RETRY_MAX_NS ? RETRY_MAX_NS : retry_backoff_ns * 2;
+	retry_backoff_ns = !retry_backoff_ns                   ? 1000000 :
+			   retry_backoff_ns * 2 > RETRY_MAX_NS ? RETRY_MAX_NS :
+								 retry_backoff_ns * 2;
 	orcu__store_relaxed(&orcu__g.degraded, 1);
 	return -EAGAIN;
 }

@@ -140,7 +140,8 @@ static void rule_broken(const struct orcu__slot *s, const char *file, int line,
 {
 	orcu__die("%s:%d: CPU %d's slot breaks %s (slot.h) at cb_lock unlock: life %d "
 		  "mode %d DONE %s inline_ready %d invoking %d rest %p in_chain %d "
-		  "fol.sleep %d fol.stop %d", file, line, s->st.cpu, rule,
+		  "fol.sleep %d fol.stop %d",
+		  file, line, s->st.cpu, rule,
 		  orcu__load_relaxed(&s->st.life), orcu__load_relaxed(&s->st.mode),
 		  orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE) ? "empty" : "non-empty",
 		  orcu__load_relaxed(&s->inv.inline_ready), s->inv.invoking,
@@ -149,9 +150,10 @@ static void rule_broken(const struct orcu__slot *s, const char *file, int line,
 		  orcu__load_relaxed(&s->fol.stop));
 }
 
-#define RULE(ok, rule) do { \
-	if (orcu__unlikely(!(ok))) \
-		rule_broken(s, file, line, rule); \
+#define RULE(ok, rule) \
+	do { \
+		if (orcu__unlikely(!(ok))) \
+			rule_broken(s, file, line, rule); \
 	} while (0)
 
 /*
@@ -172,9 +174,11 @@ void orcu__slot_check_at(const struct orcu__slot *s, const char *file, int line)
 	int sleep = orcu__load_relaxed(&s->fol.sleep);
 
 	RULE(life == ORCU__SLOT_NEVER_ONLINE || life == ORCU__SLOT_ONLINE ||
-	     life == ORCU__SLOT_OFFLINE, "[C1] life is a named state");
+		     life == ORCU__SLOT_OFFLINE,
+	     "[C1] life is a named state");
 	RULE(mode == ORCU__SLOT_INLINE || mode == ORCU__SLOT_TAKEOVER ||
-	     mode == ORCU__SLOT_OFFLOADED, "[C1] mode is a named state");
+		     mode == ORCU__SLOT_OFFLOADED,
+	     "[C1] mode is a named state");
 	RULE(mode != ORCU__SLOT_TAKEOVER || done, "[C2] TAKEOVER => DONE non-empty");
 	RULE(s->inv.invoking == 0 || s->inv.invoking == 1, "[C3] invoking is 0 or 1");
 	RULE(s->inv.invoking || !orcu__load_relaxed(&s->inv.rest),
@@ -633,7 +637,8 @@ void orcu__slots_fork_quiesce(void)
 			if (!orcu__xchg_relaxed(&fork_overrun_warned, 1))
 				orcu__warn("fork: a callback on CPU %d still runs after %lld ms "
 					   "(waiting for a lock the forking thread holds?): "
-					   "the child will not run it", s->st.cpu,
+					   "the child will not run it",
+					   s->st.cpu,
 					   (long long)(FORK_WAIT_NS / 1000000));
 			return;
 		}
@@ -690,7 +695,7 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain)
 		orcu__store_release(&s->inv.started, ++place);
 		if (orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) > 0))
 			orcu__double_call_forget(h);
-		orcu__san_invoke(h);    /* for the sanitizers (sanitize.h) */
+		orcu__san_invoke(h); /* for the sanitizers (sanitize.h) */
 		if (orcu__unlikely(ORCU__IS_FREE_AT(h->func)))
 			free((char *)h - ((uintptr_t)h->func - 1));
 		else

@@ -162,28 +162,28 @@ enum orcu__slot_mode {
 struct orcu__slot {
 	/* --- enqueue side: written by posting threads --- */
 	struct {
-		struct orcu__mpsc newq ORCU__ALIGNED;  /* non-lazy callbacks */
-		struct orcu__mpsc lazyq;               /* lazy callbacks */
+		struct orcu__mpsc newq ORCU__ALIGNED; /* non-lazy callbacks */
+		struct orcu__mpsc lazyq;              /* lazy callbacks */
 		/* shared-queue posters +1 before publishing; with the
 		 * posting queues' counts, what was posted */
 		_Atomic long n_posted;
-		_Atomic long n_lazy;    /* posters +1, whoever splices lazyq resets */
+		_Atomic long n_lazy;            /* posters +1, whoever splices lazyq resets */
 		_Atomic uint64_t lazy_first_ns; /* first lazy post since the last splice */
-		_Atomic long peak_pending;  /* posters, when a post passes it */
+		_Atomic long peak_pending;      /* posters, when a post passes it */
 	} post;
 
 	/* --- changed through slot.c's helpers, read by everyone --- */
 	struct {
 		int cpu ORCU__ALIGNED;
-		struct orcu__leader *leader;   /* the group's leader record (always set) */
+		struct orcu__leader *leader; /* the group's leader record (always set) */
 		/* Posting queues of threads (postq.c): pushed by claimers, never
 		 * removed; a queue outlives its owner and serves the next one. */
 		struct orcu__postq *_Atomic postqs;
-		_Atomic int life;              /* enum orcu__slot_life; under orcu__g.lock */
-		_Atomic int mode;              /* enum orcu__slot_mode; under cb_lock */
-		_Atomic int attached;          /* its leader scans it (threads exist) */
-		_Atomic int has_follower;      /* follower thread exists */
-		_Atomic int orphan_reported;   /* served-without-threads report printed (serve.c) */
+		_Atomic int life;            /* enum orcu__slot_life; under orcu__g.lock */
+		_Atomic int mode;            /* enum orcu__slot_mode; under cb_lock */
+		_Atomic int attached;        /* its leader scans it (threads exist) */
+		_Atomic int has_follower;    /* follower thread exists */
+		_Atomic int orphan_reported; /* served-without-threads report printed (serve.c) */
 		/* flood: over qhimark (posters set it), cleared under qlowmark
 		 * (invokers); read by every post, so on this read-mostly line */
 		_Atomic int hurry;
@@ -197,12 +197,12 @@ struct orcu__slot {
 		 * Present in every build so the layout does not depend on it. */
 		void *_Atomic cb_owner;
 		struct orcu__cblist cbl;
-		uint64_t inline_deadline_ns;   /* leader: when the follower takes over */
-		int invoking;                  /* a thread is invoking a chain taken from DONE */
+		uint64_t inline_deadline_ns; /* leader: when the follower takes over */
+		int invoking;                /* a thread is invoking a chain taken from DONE */
 		/* its leader's last scan (under cb_lock) saw lazy callbacks and
 		 * armed a timer; read by that leader's re-scan */
 		_Atomic int lazy_armed;
-		_Atomic int inline_ready;      /* leader sets, inline invoker clears */
+		_Atomic int inline_ready; /* leader sets, inline invoker clears */
 		/* The entries of the chain being invoked that the claimer has
 		 * not started: set at the claim, then before each callback; a
 		 * fork child puts them back (slot.c point 3). */
@@ -220,8 +220,8 @@ struct orcu__slot {
 
 	/* --- the follower's sleep (nocb.c) --- */
 	struct {
-		_Atomic int sleep;         /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
-		struct orcu__event wake;   /* the follower sleeps on it */
+		_Atomic int sleep;       /* orcu__follower_state: follower sets under cb_lock; waker clears under it */
+		struct orcu__event wake; /* the follower sleeps on it */
 		_Atomic int stop;
 	} fol;
 
@@ -231,7 +231,7 @@ struct orcu__slot {
 
 	/* --- written by the invoker --- */
 	struct {
-		_Atomic long n_done;        /* invokers +n after invoking (release) */
+		_Atomic long n_done; /* invokers +n after invoking (release) */
 		_Atomic uint64_t n_invoked;
 		_Atomic uint64_t n_inline;
 		_Atomic uint64_t n_takeover;

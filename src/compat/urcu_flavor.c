@@ -71,8 +71,8 @@ static bool fl_poll_state(struct urcu_gp_poll_state s) { return poll_state_synch
 #define MAX_HOOKS 8
 
 static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct urcu_atfork *hooks[MAX_HOOKS];   /* under hooks_lock */
-static int nr_hooks;                            /* under hooks_lock */
+static struct urcu_atfork *hooks[MAX_HOOKS]; /* under hooks_lock */
+static int nr_hooks;                         /* under hooks_lock */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* hooks_lock is held from prepare to parent/child, so the set cannot

@@ -85,26 +85,26 @@ static struct {
 	_Atomic unsigned long needed;     /* latest target anyone asked for */
 	_Atomic unsigned long needed_now; /* latest target asked for NOW/HURRY */
 	_Atomic int hurry;
-	_Atomic int unbatched;            /* a barrier waits (orcu__gp_set_unbatched()) */
-	struct orcu__event wake;          /* the GP thread sleeps on it; requesters notify */
-	_Atomic int sleeping;             /* GP thread sets (GP_SLEEP_*); requesters read */
+	_Atomic int unbatched;   /* a barrier waits (orcu__gp_set_unbatched()) */
+	struct orcu__event wake; /* the GP thread sleeps on it; requesters notify */
+	_Atomic int sleeping;    /* GP thread sets (GP_SLEEP_*); requesters read */
 } req ORCU__ALIGNED;
 
 /* Written by whoever owns the GP machinery (point 1); read by waiters and
  * the GP thread. */
 static struct {
-	_Atomic int owner;                /* 1 while a thread runs GPs */
-	_Atomic uint64_t last_end_ns;     /* the owner writes; the GP thread reads */
-	struct orcu__event done;          /* GP waiters sleep on it; the owner notifies */
+	_Atomic int owner;            /* 1 while a thread runs GPs */
+	_Atomic uint64_t last_end_ns; /* the owner writes; the GP thread reads */
+	struct orcu__event done;      /* GP waiters sleep on it; the owner notifies */
 } own ORCU__ALIGNED;
 
 /* The GP thread itself: start, stop, CPU time (cold). */
 static struct {
 	_Atomic int stop;
 	pthread_t tid;
-	_Atomic int running;              /* the thread exists; under orcu__g.lock */
-	_Atomic uint64_t cpu_past_ns;     /* CPU time of GP threads that have exited */
-	_Atomic int clock;                /* enum gp_clock: may tid's clock be read */
+	_Atomic int running;          /* the thread exists; under orcu__g.lock */
+	_Atomic uint64_t cpu_past_ns; /* CPU time of GP threads that have exited */
+	_Atomic int clock;            /* enum gp_clock: may tid's clock be read */
 } thr;
 
 /* thr.clock: whether the GP thread's CPU clock may be read.  A reader
@@ -112,9 +112,18 @@ static struct {
  * a reader), adds its time to cpu_past_ns, then NONE; readers wait out
  * EXITING and each other.  So the clock is never read of a thread that is
  * gone, nothing is counted twice, and the total never goes back. */
-enum gp_clock { CLOCK_NONE, CLOCK_ALIVE, CLOCK_READING, CLOCK_EXITING };
+enum gp_clock {
+	CLOCK_NONE,
+	CLOCK_ALIVE,
+	CLOCK_READING,
+	CLOCK_EXITING
+};
 
-enum { GP_AWAKE, GP_SLEEP_IDLE, GP_SLEEP_BATCH };
+enum {
+	GP_AWAKE,
+	GP_SLEEP_IDLE,
+	GP_SLEEP_BATCH
+};
 
 
 bool orcu__gp_thread_running(void)
@@ -319,7 +328,7 @@ static void run_one_gp(unsigned long cur)
 	if (hurry)
 		orcu__count(gp_expedited, 1);
 	if (!orcu__seq_in_progress(cur) && !orcu__registry_has_readers()) {
-		gp_skip_idle(cur);      /* if it fails, the caller re-reads gp_seq */
+		gp_skip_idle(cur); /* if it fails, the caller re-reads gp_seq */
 		return;
 	}
 	start = orcu__now_ns();
@@ -648,6 +657,6 @@ bool orcu_poll_state(unsigned long cookie)
 	/* Acquire pairs with the GP end: frees after a true are safe. */
 	if (!orcu__seq_done(orcu__load_acquire(&orcu__gp_seq), cookie))
 		return false;
-	orcu__tsan_acquire(&orcu__san_gp_end);    /* as orcu__gp_drive() */
+	orcu__tsan_acquire(&orcu__san_gp_end); /* as orcu__gp_drive() */
 	return true;
 }

@@ -105,7 +105,7 @@ static _Atomic unsigned long qsbr_ctr ORCU__ALIGNED = 1;
 
 struct reader_rec {
 	struct reader_rec *next, *prev;
-	struct orcu__reader *r;       /* the owner's TLS record */
+	struct orcu__reader *r; /* the owner's TLS record */
 	pthread_t thread;
 	int tid;
 	int kind;
@@ -114,7 +114,7 @@ struct reader_rec {
 /* Registration and the GP's reader scans (cold for readers). */
 static pthread_mutex_t registry_lock ORCU__ALIGNED = PTHREAD_MUTEX_INITIALIZER;
 static struct reader_rec registry = { &registry, &registry, NULL, 0, 0, 0 };
-static int nr_memb;             /* memb readers registered; under registry_lock */
+static int nr_memb; /* memb readers registered; under registry_lock */
 /* Readers registered: written under registry_lock, read without it by a
  * GP that may find nobody to wait for. */
 static _Atomic int nr_readers;
@@ -221,7 +221,8 @@ int orcu__register(int kind, const char *call)
 	 * GP for ever (a callback registering the thread it runs on). */
 	if (kind == ORCU__KIND_QSBR && orcu__tls.library_thread) {
 		orcu__warn("%s: called on an orcu thread, from a callback: a qsbr reader there "
-			   "would hold every grace period", call);
+			   "would hold every grace period",
+			   call);
 		return -EPERM;
 	}
 	if (r->kind != ORCU__KIND_NONE) {
@@ -300,7 +301,7 @@ void orcu_unregister_thread(void)
 	pthread_setspecific(exit_key, NULL);
 }
 
-static struct orcu__event gp_wait_event;   /* the GP owner sleeps on it (wait_phase()) */
+static struct orcu__event gp_wait_event; /* the GP owner sleeps on it (wait_phase()) */
 
 void orcu__registry_after_fork_child(void)
 {
@@ -385,7 +386,7 @@ void orcu__prove_failed(const char *call, int reader_check, const char *file, in
 		       kind == ORCU__KIND_QSBR ? "on an offline qsbr thread" :
 						 "outside a read-side section";
 	}
-	(void)orcu__nocancel_begin();	/* never ended: it aborts */
+	(void)orcu__nocancel_begin(); /* never ended: it aborts */
 	fprintf(stderr, "suspicious orcu usage: %s %s%s at %s:%d\n", call, what,
 		reader_check == 2 ? ", condition false" : "", file, line);
 	abort();
@@ -690,15 +691,22 @@ void orcu__reader_left_gp(unsigned long ctr)
  * that gives a descheduled holder its CPU back (orcu-bench sync, qsbr with
  * 2 readers on 2 CPUs: 100 scans 10.3 us p50, 30 scans 7.7 us). */
 #define WAIT_SPINS 30
-#define WAIT_SLICE_NS (100 * 1000000LL)        /* stall checks meanwhile */
-#define WAIT_SLICE_NOMB_NS (200 * 1000LL)      /* no membarrier: no wake */
+#define WAIT_SLICE_NS (100 * 1000000LL)   /* stall checks meanwhile */
+#define WAIT_SLICE_NOMB_NS (200 * 1000LL) /* no membarrier: no wake */
 
 /* What a scan found holding the GP: which kinds of reader (the barrier
  * that arms the wake must cover each of them). */
-enum { HELD_MEMB = 1, HELD_QSBR = 2 };
+enum {
+	HELD_MEMB = 1,
+	HELD_QSBR = 2
+};
 
 /* The barrier the armed wake has paid, weakest first (wait_phase()). */
-enum { ARM_NONE, ARM_FENCE, ARM_MEMBARRIER };
+enum {
+	ARM_NONE,
+	ARM_FENCE,
+	ARM_MEMBARRIER
+};
 
 /* Who holds: stops at the first holder unless all (the armed waiter must
  * know whether any memb reader holds). */
@@ -752,7 +760,7 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 	unsigned long cur = orcu__load_relaxed(&orcu__gp_ctr);
 	int armed = ARM_NONE;
 	bool ran_out = false;
-	uint32_t slept = 0;             /* the ticket of the slice that ran out */
+	uint32_t slept = 0; /* the ticket of the slice that ran out */
 
 	for (unsigned iter = 0;; iter++) {
 		uint32_t ticket;
@@ -788,10 +796,11 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 				orcu__fence_seq_cst();
 			armed = need;
 			orcu__count(gp_wait_arms, 1);
-			continue;       /* re-scan, all of it, before sleeping */
+			continue; /* re-scan, all of it, before sleeping */
 		}
 		slice = held & HELD_MEMB && !orcu__load_relaxed(&orcu__has_membarrier) ?
-			WAIT_SLICE_NOMB_NS : WAIT_SLICE_NS;
+				WAIT_SLICE_NOMB_NS :
+				WAIT_SLICE_NS;
 		/* Readers leaving their sections wake us; none waits for us. */
 		ticket = orcu__event_prepare(&gp_wait_event);
 		ran_out = false;

@@ -54,7 +54,7 @@
 static pthread_mutex_t barrier_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic unsigned long barrier_seq;
 static _Atomic long barrier_count;
-static struct orcu__event barrier_done;   /* waiters sleep on it; barrier_finish() notifies */
+static struct orcu__event barrier_done; /* waiters sleep on it; barrier_finish() notifies */
 
 static void barrier_finish(void)
 {
@@ -235,7 +235,7 @@ int orcu_drain(long timeout_ms)
 			break;
 		}
 	}
-	orcu__tsan_acquire(&orcu__san_cb_done);    /* as in orcu_barrier() */
+	orcu__tsan_acquire(&orcu__san_cb_done); /* as in orcu_barrier() */
 	if (was_online)
 		orcu_thread_online();
 	return ret;

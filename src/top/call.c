@@ -231,7 +231,8 @@ static struct orcu__slot *slot_short_of_memory(const char *call)
 	/* Relaxed: only keeps the message to one. */
 	if (!orcu__xchg_relaxed(&said, 1))
 		orcu__warn("%s: cannot start orcu (out of memory); callbacks wait "
-			   "on CPU slot 0", call);
+			   "on CPU slot 0",
+			   call);
 	return &orcu__slot0;
 }
 
@@ -316,7 +317,7 @@ void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *))
 
 void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *))
 {
-	if (orcu__unlikely(orcu__san()))    /* as in orcu_call() */
+	if (orcu__unlikely(orcu__san())) /* as in orcu_call() */
 		orcu__san_post(head, __builtin_return_address(0));
 	do_call(head, func, true, "orcu_call_lazy");
 }

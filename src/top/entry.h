@@ -9,7 +9,7 @@
 #include "serve.h"
 
 /* entry.c: first use (configure) and the quiescent-point inline polls. */
-int orcu__ensure_init(void);       /* slots exist (no threads): 0 or -ENOMEM */
+int orcu__ensure_init(void); /* slots exist (no threads): 0 or -ENOMEM */
 int orcu__ensure_started_slow(void);
 void orcu__inline_poll_slow(void);
 

@@ -98,18 +98,27 @@ union entry {
 
 /* BATCH_RETIRE_HOT: orcu__retire_nb()'s (<orcu/rcu.hpp>), whose deleters
  * its poster may run too (point 6). */
-enum { BATCH_FREE, BATCH_RETIRE, BATCH_RETIRE_HOT, NR_KINDS };
+enum {
+	BATCH_FREE,
+	BATCH_RETIRE,
+	BATCH_RETIRE_HOT,
+	NR_KINDS
+};
 /* Batches of these kinds go on their poster's ring (point 6). */
 #define RINGED(k) ((k) != BATCH_RETIRE)
 /* Who frees a posted free() batch's objects (point 6). */
-enum { CLAIM_NONE, CLAIM_POSTER, CLAIM_DONE };
+enum {
+	CLAIM_NONE,
+	CLAIM_POSTER,
+	CLAIM_DONE
+};
 
 struct batch {
-	struct orcu_head head;   /* the batch's one callback (point 1) */
-	unsigned n, cap;         /* owner writes; the callback reads */
-	unsigned kind;           /* BATCH_FREE: e[i] = p; else pairs e[2i], e[2i+1] */
-	_Atomic int claim;       /* CLAIM_*: the poster's and the callback's CAS */
-	_Atomic int refs;        /* 2 while the poster's ring holds it, else 1 */
+	struct orcu_head head; /* the batch's one callback (point 1) */
+	unsigned n, cap;       /* owner writes; the callback reads */
+	unsigned kind;         /* BATCH_FREE: e[i] = p; else pairs e[2i], e[2i+1] */
+	_Atomic int claim;     /* CLAIM_*: the poster's and the callback's CAS */
+	_Atomic int refs;      /* 2 while the poster's ring holds it, else 1 */
 	union entry e[];
 };
 
@@ -164,9 +173,9 @@ struct free_rec {
 	/* The tick (point 3): armed by the owner while busy, disarmed by
 	 * its callback under recs_lock and flush. */
 	bool tick_armed;
-	bool gone;               /* owner exited; under recs_lock */
+	bool gone; /* owner exited; under recs_lock */
 	struct orcu_head tick;
-	struct free_rec *next;   /* recs, under recs_lock */
+	struct free_rec *next; /* recs, under recs_lock */
 	/* The owner's alone (point 6): posted free() batches, oldest at
 	 * ring_head, with the cookie of the GP that lets it free them, and
 	 * a page to open the next batch in. */
@@ -235,7 +244,7 @@ static void tick_cb(struct orcu_head *h)
 	pthread_mutex_lock(&recs_lock);
 	n = steal_locked(&r, 1, out, true);
 	for (int i = 0; i < n; i++)
-		batch_post(out[i]);   /* under recs_lock: point 3 */
+		batch_post(out[i]); /* under recs_lock: point 3 */
 	gone = r->gone;
 	if (gone)
 		unlink_rec_locked(r);
@@ -262,7 +271,7 @@ static void rec_exit(void *arg)
 	r->spare = NULL;
 	pthread_mutex_lock(&recs_lock);
 	for (int k = 0; k < NR_KINDS; k++) {
-		batch_post(r->open[k]);   /* under recs_lock: point 3 */
+		batch_post(r->open[k]); /* under recs_lock: point 3 */
 		r->open[k] = NULL;
 	}
 	r->gone = true;
@@ -533,7 +542,7 @@ void orcu__free_rcu(void *p, size_t offset)
 	/* The macro checks this at compile time; a direct call here. */
 	if (orcu__unlikely(offset >= ORCU_FREE_RCU_MAX_OFFSET || offset % sizeof(void *)))
 		orcu__misuse("orcu_free_rcu", "the head is not within the object's first "
-			     "ORCU_FREE_RCU_MAX_OFFSET bytes at a pointer-aligned offset");
+					      "ORCU_FREE_RCU_MAX_OFFSET bytes at a pointer-aligned offset");
 	if (p && orcu__unlikely(add(BATCH_FREE, p, NULL) != 0))
 		orcu_call((struct orcu_head *)((char *)p + offset), ORCU__FREE_AT(offset));
 }
@@ -563,7 +572,7 @@ int orcu__free_flush_all(void)
 			rs[i++] = r;
 		n = steal_locked(rs, nr, out, false);
 		for (i = 0; i < n; i++)
-			batch_post(out[i]);   /* under recs_lock: point 3 */
+			batch_post(out[i]); /* under recs_lock: point 3 */
 	} else {
 		/* No memory for the lists: a record at a time. */
 		for (struct free_rec *r = recs; r; r = r->next) {

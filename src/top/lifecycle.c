@@ -194,7 +194,7 @@ int orcu_shutdown(void)
 	 * leaders it joins may be finishing a GP that would wait for it. */
 	was_online = orcu__qsbr_offline_for_wait();
 	ret = stop_all();
-	orcu__tsan_acquire(&orcu__san_cb_done);    /* as in orcu_barrier() */
+	orcu__tsan_acquire(&orcu__san_cb_done); /* as in orcu_barrier() */
 	if (was_online)
 		orcu_thread_online();
 	return ret;
@@ -253,7 +253,7 @@ static void stall_hook_unlock(void)
 
 struct fork_step {
 	const char *name;
-	void (*prepare)(void);   /* NULL: a repair (child only) */
+	void (*prepare)(void); /* NULL: a repair (child only) */
 	void (*parent)(void);
 	void (*child)(void);
 };

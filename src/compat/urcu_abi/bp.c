@@ -21,7 +21,10 @@
 void urcu_bp_register(void);
 #pragma GCC visibility pop
 
-void urcu_bp_read_lock(void) { orcu_read_lock(); }
+void urcu_bp_read_lock(void)
+{
+	orcu_read_lock();
+}
 void urcu_bp_read_unlock(void) { orcu_read_unlock(); }
 int urcu_bp_read_ongoing(void) { return orcu_read_ongoing(); }
 void urcu_bp_synchronize_rcu(void) { orcu__compat_synchronize(); }
@@ -76,7 +79,11 @@ struct call_rcu_data *urcu_bp_create_call_rcu_data(unsigned long flags, int cpu_
 
 void urcu_bp_call_rcu_data_free(struct call_rcu_data *crdp) { orcu__abi_crdp_free(crdp); }
 struct call_rcu_data *urcu_bp_get_default_call_rcu_data(void) { return orcu__abi_crdp_default(); }
-struct call_rcu_data *urcu_bp_get_cpu_call_rcu_data(int cpu) { (void)cpu; return NULL; }
+struct call_rcu_data *urcu_bp_get_cpu_call_rcu_data(int cpu)
+{
+	(void)cpu;
+	return NULL;
+}
 struct call_rcu_data *urcu_bp_get_thread_call_rcu_data(void) { return orcu__abi_crdp_thread(); }
 
 struct call_rcu_data *urcu_bp_get_call_rcu_data(void)
@@ -89,7 +96,11 @@ struct call_rcu_data *urcu_bp_get_call_rcu_data(void)
 pthread_t urcu_bp_get_call_rcu_thread(struct call_rcu_data *crdp) { return orcu__abi_crdp_pthread(crdp); }
 void urcu_bp_set_thread_call_rcu_data(struct call_rcu_data *crdp) { orcu__abi_crdp_set_thread(crdp); }
 int urcu_bp_set_cpu_call_rcu_data(int cpu, struct call_rcu_data *crdp) { return orcu__abi_crdp_set_cpu(cpu, crdp); }
-int urcu_bp_create_all_cpu_call_rcu_data(unsigned long flags) { (void)flags; return orcu__abi_crdp_offload_all(); }
+int urcu_bp_create_all_cpu_call_rcu_data(unsigned long flags)
+{
+	(void)flags;
+	return orcu__abi_crdp_offload_all();
+}
 void urcu_bp_free_all_cpu_call_rcu_data(void) {}
 void urcu_bp_call_rcu_before_fork(void) { orcu__abi_before_fork(); }
 void urcu_bp_call_rcu_after_fork_parent(void) {}

@@ -37,7 +37,10 @@
 const char orcu_urcu_shim_lgpl = 1;
 #pragma GCC visibility pop
 
-void *rcu_dereference_sym(void *p) { return p; }
+void *rcu_dereference_sym(void *p)
+{
+	return p;
+}
 
 void *rcu_set_pointer_sym(void **p, void *v)
 {
@@ -60,17 +63,17 @@ void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new)
 /* call_rcu_data */
 
 struct call_rcu_data {
-	pthread_t thread;	/* parked in read() until wake_fd is closed */
+	pthread_t thread; /* parked in read() until wake_fd is closed */
 	int wake_fd;
-	pid_t pid;		/* the process the thread runs in */
-	struct call_rcu_data *prev, *next;	/* in live, under live_lock */
+	pid_t pid;                         /* the process the thread runs in */
+	struct call_rcu_data *prev, *next; /* in live, under live_lock */
 };
 
 /* The handles not freed, for the unload to end their threads. */
 static struct call_rcu_data live = { .prev = &live, .next = &live };
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct call_rcu_data *default_crdp;	/* set once, under pthread_once */
+static struct call_rcu_data *default_crdp; /* set once, under pthread_once */
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 static __thread struct call_rcu_data *thread_crdp;
 
@@ -120,7 +123,7 @@ struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity)
 	live.prev = crdp;
 	pthread_mutex_unlock(&live_lock);
 	if (cpu_affinity >= 0)
-		(void)orcu_cpu_offload(cpu_affinity);	/* an impossible CPU: as liburcu, run anyway */
+		(void)orcu_cpu_offload(cpu_affinity); /* an impossible CPU: as liburcu, run anyway */
 	return crdp;
 }
 

@@ -67,7 +67,11 @@ struct call_rcu_data *urcu_qsbr_create_call_rcu_data(unsigned long flags, int cp
 
 void urcu_qsbr_call_rcu_data_free(struct call_rcu_data *crdp) { orcu__abi_crdp_free(crdp); }
 struct call_rcu_data *urcu_qsbr_get_default_call_rcu_data(void) { return orcu__abi_crdp_default(); }
-struct call_rcu_data *urcu_qsbr_get_cpu_call_rcu_data(int cpu) { (void)cpu; return NULL; }
+struct call_rcu_data *urcu_qsbr_get_cpu_call_rcu_data(int cpu)
+{
+	(void)cpu;
+	return NULL;
+}
 struct call_rcu_data *urcu_qsbr_get_thread_call_rcu_data(void) { return orcu__abi_crdp_thread(); }
 
 struct call_rcu_data *urcu_qsbr_get_call_rcu_data(void)
@@ -80,7 +84,11 @@ struct call_rcu_data *urcu_qsbr_get_call_rcu_data(void)
 pthread_t urcu_qsbr_get_call_rcu_thread(struct call_rcu_data *crdp) { return orcu__abi_crdp_pthread(crdp); }
 void urcu_qsbr_set_thread_call_rcu_data(struct call_rcu_data *crdp) { orcu__abi_crdp_set_thread(crdp); }
 int urcu_qsbr_set_cpu_call_rcu_data(int cpu, struct call_rcu_data *crdp) { return orcu__abi_crdp_set_cpu(cpu, crdp); }
-int urcu_qsbr_create_all_cpu_call_rcu_data(unsigned long flags) { (void)flags; return orcu__abi_crdp_offload_all(); }
+int urcu_qsbr_create_all_cpu_call_rcu_data(unsigned long flags)
+{
+	(void)flags;
+	return orcu__abi_crdp_offload_all();
+}
 void urcu_qsbr_free_all_cpu_call_rcu_data(void) {}
 void urcu_qsbr_call_rcu_before_fork(void) { orcu__abi_before_fork(); }
 void urcu_qsbr_call_rcu_after_fork_parent(void) {}
