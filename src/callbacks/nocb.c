@@ -25,11 +25,9 @@
  *     `sleep` after preparing, so a claim that comes before it counted
  *     itself is not lost either (event.h).  models/leader_wake.pml checks
  *     exactly this.
- *  3. While it waits for a grace period (or for the batching window to
- *     close before it asks for one) the leader stays awake (AWAKE) and
- *     re-scans when the GP ends (or the window closes), so enqueuers need
- *     not wake it: the GP thread wakes one leader per group with work,
- *     never a follower.
+ *  3. While it waits for a grace period the leader stays awake (AWAKE)
+ *     and re-scans when the GP ends, so enqueuers need not wake it: the GP
+ *     thread wakes one leader per group with work, never a follower.
  *  4. Callbacks are taken from a queue, tagged and advanced only under the
  *     slot's cb_lock, and invoked by whoever holds the slot's invocation
  *     claim (slot.c): each callback is invoked once, in posting order per
@@ -376,25 +374,17 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 	_Atomic uint64_t *wait_word;
 	uint64_t bit;
 	uint32_t ticket;
-	int64_t window, timeout = sc->timeout_ns;
 
 	if (!orcu__gp_thread_running()) {
 		/* No GP thread (it could not be created): run the GP here. */
 		orcu__gp_drive(sc->first, sc->hurry);
 		return;
 	}
-	/* While the batch window is open (gp.c point 4), wait it out and
-	 * rescan before asking, so the GP also covers what is posted
-	 * meanwhile.  The timeout ends that wait within ORCU_GP_BATCH_US. */
-	window = sc->hurry ? 0 : orcu__gp_window_ns();
-	if (!window)
-		orcu__gp_request(sc->last, sc->hurry ? ORCU__GP_HURRY : ORCU__GP_BATCH);
+	orcu__gp_request(sc->last, sc->hurry ? ORCU__GP_HURRY : ORCU__GP_BATCH);
 	/* Order: none needed; this only decides whether to wait, and
 	 * scan_slot() reads gp_seq again behind a fence. */
 	if (orcu__seq_done(orcu__load_relaxed(&orcu__gp_seq), sc->first))
 		return;
-	if (window && (timeout < 0 || window < timeout))
-		timeout = window;
 	wait_word = gp_wait_word(l, &bit);
 	/* Order: published by the seq_cst fetch_or of our bit below. */
 	orcu__store_relaxed(&l->gp_wait_seq, sc->first);
@@ -408,7 +398,7 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 	ticket = orcu__event_prepare(&l->wake);
 	if (!orcu__seq_done(orcu__load_seq_cst(&orcu__gp_seq), sc->first) &&
 	    !orcu__load_relaxed(&l->force))
-		orcu__event_wait(&l->wake, ticket, timeout);
+		orcu__event_wait(&l->wake, ticket, sc->timeout_ns);
 	else
 		orcu__event_cancel(&l->wake);
 	orcu__fetch_and_relaxed(wait_word, ~bit);

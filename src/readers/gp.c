@@ -33,9 +33,8 @@
  *     creation or a fork cannot strand it.
  *  4. Callback demand (leaders) raises gp_needed; the GP thread runs GPs
  *     while gp_seq is behind it, batching callback-only demand for up to
- *     ORCU_GP_BATCH_US after the last GP (a leader waits that window out
- *     before it asks: orcu__gp_window_ns()), and sleeps otherwise, on the
- *     gp_wake event (event.h).  It sets gp_sleeping, then prepares (a fence), and
+ *     ORCU_GP_BATCH_US, and sleeps otherwise, on the gp_wake event
+ *     (event.h).  It sets gp_sleeping, then prepares (a fence), and
  *     re-reads gp_needed before it waits; a requester raises gp_needed,
  *     fences, and notifies unless it sees the thread awake or batching.
  *     One of the two always sees the other's store.
@@ -434,15 +433,6 @@ static int64_t batch_wait_ns(unsigned long cur)
 	if (now >= last + window)
 		return 0;
 	return (int64_t)(last + window - now);
-}
-
-/* Point 4: how long callback-only demand should still wait, 0 if the
- * window is closed.  A leader rescans and asks only then (nocb.c
- * leader_wait_gp()), so the GP also covers what was posted meanwhile:
- * a callback waits about half a window, not one and a half. */
-int64_t orcu__gp_window_ns(void)
-{
-	return batch_wait_ns(orcu__load_relaxed(&orcu__gp_seq));
 }
 
 /* A running GP thread's CPU time is read on demand (orcu_get_stats), not

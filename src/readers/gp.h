@@ -25,9 +25,7 @@ ORCU__HIDDEN extern void (*_Atomic orcu__gp_serve_hook)(bool serve);
 int orcu_test_gp_busted(void) __attribute__((weak));
 /* How soon a requested GP must start: BATCH lets callback-only demand
  * wait up to ORCU_GP_BATCH_US after the previous GP so one GP serves more
- * callbacks (leaders wait out that window before they ask, with
- * orcu__gp_window_ns()); NOW is for waiters; HURRY also expedites the
- * reader wait. */
+ * callbacks; NOW is for waiters; HURRY also expedites the reader wait. */
 enum orcu__gp_how {
 	ORCU__GP_BATCH,
 	ORCU__GP_NOW,
@@ -44,7 +42,6 @@ void orcu__gp_drive(unsigned long target, bool hurry);
 bool orcu__gp_thread_running(void);
 void orcu__gp_kick(void);             /* wake the GP thread (serve.c has work) */
 void orcu__gp_set_unbatched(bool on); /* a barrier waits: no batch window */
-int64_t orcu__gp_window_ns(void);     /* until the batch window closes, or 0 */
 unsigned long orcu__gp_snap(void);    /* fence, then the end of the next GP */
 uint64_t orcu__gp_thread_cpu_ns(void);
 int orcu__gp_start_thread(void);
