@@ -258,8 +258,9 @@ void orcu__serve_kick(struct orcu__slot *s)
 void orcu__serve_gp_asked(void)
 {
 	orcu__retry(true);
+	/* Pairs with the store in apply_conf() (entry.c): slots exist. */
 	if (!orcu__gp_thread_running())
-		orcu__serve_kick(orcu__current_slot());
+		orcu__serve_kick(orcu__load_acquire(&orcu__g.initialized) ? orcu__current_slot() : &orcu__slot0);
 }
 
 /*
