@@ -14,6 +14,9 @@
  *      that wait (synchronize, barrier, drain, orcu_wait_backlog) or pass
  *      safe points.  A leader missing (a failed creation, the thread
  *      cap), a slot never online and a library stopped are all this case.
+ *      While the GP thread runs such callbacks (which may take long), it
+ *      counts as not running (gp.c thr.serving): requesters run their
+ *      GPs themselves, so no other slot waits for those callbacks.
  *
  * Why no pending callback is left without a server.
  *  1. A poster to a slot that is not attached publishes its callback,

@@ -105,6 +105,9 @@ static struct {
 	_Atomic int running;          /* the thread exists; under orcu__g.lock */
 	_Atomic uint64_t cpu_past_ns; /* CPU time of GP threads that have exited */
 	_Atomic int clock;            /* enum gp_clock: may tid's clock be read */
+	/* 1 while the thread serves slots without threads (serve.c): their
+	 * callbacks may run long, so requesters run GPs themselves. */
+	_Atomic int serving;
 } thr;
 
 /* thr.clock: whether the GP thread's CPU clock may be read.  A reader
@@ -129,8 +132,9 @@ enum {
 bool orcu__gp_thread_running(void)
 {
 	/* Pairs with the releases of thr.running in orcu__gp_start_thread()
-	 * and orcu__gp_stop_thread(). */
-	return orcu__load_acquire(&thr.running) != 0;
+	 * and orcu__gp_stop_thread().  Relaxed on serving: either answer is
+	 * safe, the thread serves the GPs asked for once it is back. */
+	return orcu__load_acquire(&thr.running) != 0 && !orcu__load_relaxed(&thr.serving);
 }
 
 static void wake_gp_thread(bool batch)
@@ -524,7 +528,9 @@ static void *gp_thread_main(void *arg)
 		int64_t serve = serve_due_ns();
 
 		if (serve == 0) {
+			orcu__store_relaxed(&thr.serving, 1);
 			serve_turn(true);
+			orcu__store_relaxed(&thr.serving, 0);
 			if (orcu__tls.retired)
 				break;
 			serve = serve_due_ns();

@@ -49,7 +49,7 @@
  *     are not allowed in a reader section or a callback (checked on
  *     every call, not only when memory runs out).  orcu_free_rcu()
  *     posts the object's own head instead, its offset in the object
- *     as its function (ORCU__FREE_AT, slot.h), and never blocks.
+ *     as its function (ORCU__FREE_AT, os.h), and never blocks.
  *  5. fork: recs_lock is taken across it (lifecycle.c); in the child the
  *     threads that are gone have busy and flush cleared, and their open
  *     batches, still listed, are posted by the child's next flush.
