@@ -184,10 +184,11 @@ bool orcu__gp_request(unsigned long target, enum orcu__gp_how how)
 	if (how == ORCU__GP_HURRY)
 		orcu__store_relaxed(&req.hurry, 1);
 	wake_gp_thread(how == ORCU__GP_BATCH);
-	/* Relaxed, after wake_gp_thread()'s fence: pairs with the fence in
+	/* After wake_gp_thread()'s fence: pairs with the fence in
 	 * orcu__gp_run_requested() that orcu_shutdown() makes after it
-	 * cleared `running` (point 6). */
-	return orcu__load_relaxed(&thr.running) != 0;
+	 * cleared `running` (point 6).  A thread serving user callbacks
+	 * counts as not running (thr.serving). */
+	return orcu__gp_thread_running();
 }
 
 /*
