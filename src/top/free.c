@@ -88,8 +88,10 @@
 
 #define BATCH_BYTES 4096
 /* Posted free() batches a thread keeps an eye on to free them itself
- * (point 6). */
-#define RING 16
+ * (point 6): enough to span a grace period while it posts flat out
+ * (64 pages of pairs is about 16,000 retired objects), or the oldest
+ * leave the ring before their GP ends and their callback frees them. */
+#define RING 64
 
 union entry {
 	void *p;
