@@ -145,7 +145,7 @@ static double post_run(int use_free)
 
 int scen_free(void)
 {
-	long total = 1000000;
+	long total = 3000000;
 	int reps = opt.reps, pc[2] = { 1, opt.nproc > 1 ? 2 : 1 };
 	double v[2][NR_MODES][64], ratio[2][NR_MODES][64], pv[2][64], pr[64];
 	struct summ s[2][NR_MODES], sr[2][NR_MODES], ps[2], psr;
