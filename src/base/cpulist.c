@@ -120,60 +120,45 @@ static bool slice_is(const char *s, size_t n, const char *word)
 	return strlen(word) == n && memcmp(s, word, n) == 0;
 }
 
-enum num_result {
-	NUM_OK,
-	NUM_BAD,
-	NUM_TOO_LARGE
-};
-
-/* Unsigned decimal only: '+', '-', spaces and "0x" are all typos here. */
-static enum num_result scan_uint(const char **pp, const char *end, int *val)
-{
-	const char *p = *pp;
-	long long v = 0;
-
-	if (p == end || !is_digit(*p))
-		return NUM_BAD;
-	for (; p < end && is_digit(*p); p++) {
-		/* Keep consuming after overflow so the caller can quote the whole number. */
-		if (v <= INT_MAX)
-			v = v * 10 + (*p - '0');
-	}
-	*pp = p;
-	if (v > INT_MAX)
-		return NUM_TOO_LARGE;
-	*val = (int)v;
-	return NUM_OK;
-}
-
-/* Returns false after writing err; a number names its own start. */
+/*
+ * Unsigned decimal only: '+', '-', spaces and "0x" are all typos here.
+ * Returns false after writing err; a number names its own start.
+ */
 static bool expect_uint(const char **pp, const char *end, int *val, const char *text,
 			char *err, size_t errlen)
 {
-	const char *start = *pp;
+	const char *p = *pp;
 	char q[QUOTE_BUF];
+	long long v = 0;
 
-	switch (scan_uint(pp, end, val)) {
-	case NUM_OK:
-		return true;
-	case NUM_TOO_LARGE:
-		set_err(err, errlen, "CPU number too large at \"%s\"",
-			quote(q, start, (size_t)(*pp - start), false));
-		return false;
-	default:
-		err_at(err, errlen, "bad CPU number", text, start, end);
+	if (p == end || !is_digit(*p)) {
+		err_at(err, errlen, "bad CPU number", text, p, end);
 		return false;
 	}
+	for (; p < end && is_digit(*p); p++) {
+		/* Keep consuming after overflow so the message can quote the whole number. */
+		if (v <= INT_MAX)
+			v = v * 10 + (*p - '0');
+	}
+	if (v > INT_MAX) {
+		set_err(err, errlen, "CPU number too large at \"%s\"",
+			quote(q, *pp, (size_t)(p - *pp), false));
+		return false;
+	}
+	*pp = p;
+	*val = (int)v;
+	return true;
 }
 
 /*
- * The one cpulist grammar behind parse and max.  With bits NULL it only
- * validates, which is how callers get all-or-nothing without a scratch
- * bitmap.  sizing: no possible set exists yet (cpulist_max), so CPU numbers
- * are bounded only by int and "all" is meaningless.
+ * The one cpulist grammar behind parse and max: returns the highest CPU
+ * + 1 named (nbits for "all", 0 for none) or -EINVAL.  With bits NULL it
+ * only validates, which is how callers get all-or-nothing without a
+ * scratch bitmap.  sizing: no possible set exists yet (cpulist_max), so CPU
+ * numbers are bounded only by int and "all" is meaningless.
  */
 static int cpulist_scan(const char *text, size_t n, int nbits, bool sizing,
-			uint64_t *bits, int *max_out, char *err, size_t errlen)
+			uint64_t *bits, char *err, size_t errlen)
 {
 	const char *p = text, *end;
 	int max = 0;
@@ -184,28 +169,20 @@ static int cpulist_scan(const char *text, size_t n, int nbits, bool sizing,
 		n--;
 	end = text + n;
 
-	if (n == 0 || slice_is(text, n, "none")) {
-		if (bits)
-			memset(bits, 0, ORCU__BITMAP_WORDS(nbits) * sizeof(*bits));
-		*max_out = 0;
+	if (bits)
+		memset(bits, 0, ORCU__BITMAP_WORDS(nbits) * sizeof(*bits));
+	if (n == 0 || slice_is(text, n, "none"))
 		return 0;
-	}
 	if (slice_is(text, n, "all")) {
 		if (sizing) {
 			set_err(err, errlen, "\"all\" names no CPU count");
 			return -EINVAL;
 		}
-		if (bits) {
-			memset(bits, 0, ORCU__BITMAP_WORDS(nbits) * sizeof(*bits));
-			for (int c = 0; c < nbits; c++)
-				orcu__bit_set(bits, c);
-		}
-		*max_out = nbits;
-		return 0;
+		for (int c = 0; bits && c < nbits; c++)
+			orcu__bit_set(bits, c);
+		return nbits;
 	}
 
-	if (bits)
-		memset(bits, 0, ORCU__BITMAP_WORDS(nbits) * sizeof(*bits));
 	for (;;) {
 		const char *entry = p;
 		int first, last, used = 1, group = 1;
@@ -246,7 +223,8 @@ static int cpulist_scan(const char *text, size_t n, int nbits, bool sizing,
 				return -EINVAL;
 			}
 		}
-		if (sizing ? last == INT_MAX : last >= nbits) {
+		/* sizing passes nbits INT_MAX: max must stay an int. */
+		if (last >= nbits) {
 			if (sizing)
 				set_err(err, errlen, "CPU number too large at \"%s\"",
 					quote(q, entry, (size_t)(p - entry), false));
@@ -263,44 +241,35 @@ static int cpulist_scan(const char *text, size_t n, int nbits, bool sizing,
 					orcu__bit_set(bits, (int)k);
 		}
 		if (p == end)
-			break;
+			return max;
 		if (*p != ',') {
 			err_at(err, errlen, "unexpected text", text, p, end);
 			return -EINVAL;
 		}
 		p++;
 	}
-	*max_out = max;
-	return 0;
 }
 
 int orcu__cpulist_parse(const char *text, uint64_t *bits, int nbits,
 			char *err, size_t errlen)
 {
-	size_t n;
-	int max;
-
 	if (!text || !bits || nbits < 0) {
 		set_err(err, errlen, "bad arguments to cpulist parser");
 		return -EINVAL;
 	}
-	n = strlen(text);
-	if (cpulist_scan(text, n, nbits, false, NULL, &max, err, errlen))
+	if (cpulist_scan(text, strlen(text), nbits, false, NULL, err, errlen) < 0)
 		return -EINVAL;
-	return cpulist_scan(text, n, nbits, false, bits, &max, err, errlen);
+	cpulist_scan(text, strlen(text), nbits, false, bits, err, errlen);
+	return 0;
 }
 
 int orcu__cpulist_max(const char *text, char *err, size_t errlen)
 {
-	int max;
-
 	if (!text) {
 		set_err(err, errlen, "bad arguments to cpulist parser");
 		return -EINVAL;
 	}
-	if (cpulist_scan(text, strlen(text), INT_MAX, true, NULL, &max, err, errlen))
-		return -EINVAL;
-	return max;
+	return cpulist_scan(text, strlen(text), INT_MAX, true, NULL, err, errlen);
 }
 
 int orcu__cpulist_format(const uint64_t *bits, int nbits, char *buf, size_t len)
@@ -347,40 +316,22 @@ int orcu__cpulist_format(const uint64_t *bits, int nbits, char *buf, size_t len)
 static int parse_long_n(const char *text, size_t n, long min, long max, long *out,
 			char *err, size_t errlen)
 {
-	const char *p = text, *end = text + n;
-	unsigned long mag = 0;
-	bool neg = false, overflow = false;
+	bool neg = n && text[0] == '-';
+	bool bad = n == (size_t)neg, overflow = false;
 	char q[QUOTE_BUF];
 	long v = 0;
 
-	if (p < end && *p == '-') {
-		neg = true;
-		p++;
+	/* Accumulated with the sign, so LONG_MIN is reached without negating it. */
+	for (size_t i = neg; i < n; i++) {
+		long digit = neg ? '0' - text[i] : text[i] - '0';
+
+		bad = bad || !is_digit(text[i]);
+		overflow = overflow || __builtin_mul_overflow(v, 10, &v) ||
+			   __builtin_add_overflow(v, digit, &v);
 	}
-	if (p == end) {
+	if (bad) {
 		set_err(err, errlen, "not a number: \"%s\"", quote(q, text, n, false));
 		return -EINVAL;
-	}
-	for (; p < end; p++) {
-		if (!is_digit(*p)) {
-			set_err(err, errlen, "not a number: \"%s\"", quote(q, text, n, false));
-			return -EINVAL;
-		}
-		if (mag > (ULONG_MAX - 9) / 10)
-			overflow = true;
-		else
-			mag = mag * 10 + (unsigned long)(*p - '0');
-	}
-	if (!neg && mag > (unsigned long)LONG_MAX)
-		overflow = true;
-	if (neg && mag > (unsigned long)LONG_MAX + 1)
-		overflow = true;
-	if (!overflow) {
-		/* -(LONG_MAX + 1) cannot be formed by negating a long; build it from LONG_MIN. */
-		if (neg)
-			v = mag == (unsigned long)LONG_MAX + 1 ? LONG_MIN : -(long)mag;
-		else
-			v = (long)mag;
 	}
 	if (overflow || v < min || v > max) {
 		set_err(err, errlen, "out of range %ld..%ld: \"%s\"", min, max,
@@ -401,14 +352,16 @@ int orcu__parse_long(const char *text, long min, long max, long *out,
 	return parse_long_n(text, strlen(text), min, max, out, err, errlen);
 }
 
-/* Does the ',' at p begin a new "key=" pair?  Otherwise it belongs to a cpulist value. */
-static bool pair_starts_at(const char *p, const char *end)
+/* The length of the identifier at p if '=' follows it, else 0: where a "key=" pair starts. */
+static size_t key_len(const char *p, const char *end)
 {
-	if (p >= end || *p != ',' || p + 1 >= end || !is_ident_start(p[1]))
-		return false;
-	for (p += 2; p < end && is_ident(*p); p++)
+	const char *q = p;
+
+	if (p == end || !is_ident_start(*p))
+		return 0;
+	while (++q < end && is_ident(*q))
 		;
-	return p < end && *p == '=';
+	return q < end && *q == '=' ? (size_t)(q - p) : 0;
 }
 
 struct spec_value {
@@ -420,12 +373,12 @@ struct spec_value {
 int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **online_out,
 				bool *online_given, char *err, size_t errlen)
 {
-	struct spec_value poss = { 0 }, online = { 0 };
+	/* Without online=, every possible CPU is online. */
+	struct spec_value poss = { 0 }, online = { "all", 3, false };
 	const char *p, *end;
 	char q[QUOTE_BUF], sub[192];
 	uint64_t *bits;
 	long nposs;
-	int max;
 
 	if (!text || !possible || !online_out) {
 		set_err(err, errlen, "bad arguments to ORCU_CPUS parser");
@@ -441,25 +394,17 @@ int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **onli
 	}
 
 	for (p = text; p < end;) {
-		const char *key = p, *val;
+		const char *key = p;
+		size_t keylen = key_len(p, end);
 		struct spec_value *slot;
-		size_t keylen;
 
-		if (!is_ident_start(*p)) {
-			err_at(err, errlen, "expected key=value", text, p, end);
-			return -EINVAL;
-		}
-		while (p < end && is_ident(*p))
-			p++;
-		if (p == end || *p != '=') {
+		if (!keylen) {
 			err_at(err, errlen, "expected key=value", text, key, end);
 			return -EINVAL;
 		}
-		keylen = (size_t)(p - key);
-		val = ++p;
-		while (p < end && !pair_starts_at(p, end))
-			p++;
-
+		/* A ',' that starts no "key=" belongs to a cpulist value. */
+		for (p += keylen + 1; p < end && !(*p == ',' && key_len(p + 1, end)); p++)
+			;
 		if (slice_is(key, keylen, "possible")) {
 			slot = &poss;
 		} else if (slice_is(key, keylen, "online")) {
@@ -474,8 +419,8 @@ int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **onli
 			return -EINVAL;
 		}
 		slot->seen = true;
-		slot->s = val;
-		slot->n = (size_t)(p - val);
+		slot->s = key + keylen + 1;
+		slot->n = (size_t)(p - slot->s);
 		if (p < end)
 			p++; /* the ',' that starts the next pair */
 	}
@@ -488,24 +433,16 @@ int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **onli
 		set_err(err, errlen, "possible: %s", sub);
 		return -EINVAL;
 	}
-	if (online.seen) {
-		if (cpulist_scan(online.s, online.n, (int)nposs, false, NULL, &max,
-				 sub, sizeof(sub))) {
-			set_err(err, errlen, "online: %s", sub);
-			return -EINVAL;
-		}
+	if (cpulist_scan(online.s, online.n, (int)nposs, false, NULL, sub, sizeof(sub)) < 0) {
+		set_err(err, errlen, "online: %s", sub);
+		return -EINVAL;
 	}
-
 	bits = calloc(ORCU__BITMAP_WORDS(nposs), sizeof(*bits));
 	if (!bits) {
 		set_err(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (online.seen)
-		cpulist_scan(online.s, online.n, (int)nposs, false, bits, &max, NULL, 0);
-	else
-		for (int c = 0; c < (int)nposs; c++)
-			orcu__bit_set(bits, c);
+	cpulist_scan(online.s, online.n, (int)nposs, false, bits, NULL, 0);
 	*possible = (int)nposs;
 	*online_out = bits;
 	if (online_given)
