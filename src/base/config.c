@@ -103,7 +103,7 @@ static char *read_small_file(const char *path, char *buf, size_t len)
 
 /*
  * The CPUs below nbits that are really online (sysfs) and that this thread
- * may run on (affinity), into bits (nbits wide, zeroed by the caller); slot
+ * may run on (affinity), into bits (nbits wide, every word rewritten); slot
  * 0 if that leaves none.  Both the real topology and a virtual one given
  * as possible=N alone take their online set from here.
  */
@@ -112,24 +112,21 @@ static int real_online(uint64_t *bits, int nbits)
 	char buf[4096], err[128];
 	const char *list = read_small_file("/sys/devices/system/cpu/online", buf,
 					   sizeof(buf));
-	int n = nbits, max = list ? orcu__cpulist_max(list, err, sizeof(err)) : -1;
-	uint64_t *sys;
+	int max = list ? orcu__cpulist_max(list, err, sizeof(err)) : -1;
+	int n = max > nbits ? max : nbits;
+	uint64_t *sys = calloc(ORCU__BITMAP_WORDS(n), sizeof(uint64_t));
 	cpu_set_t aff;
+	bool aff_known;
 
-	if (max > n)
-		n = max;
-	sys = calloc(ORCU__BITMAP_WORDS(n), sizeof(uint64_t));
 	if (!sys)
 		return -ENOMEM;
 	if (!list || orcu__cpulist_parse(list, sys, n, err, sizeof(err)) < 0)
-		for (int i = 0; i < nbits; i++)
-			orcu__bit_set(sys, i);
-	if (sched_getaffinity(0, sizeof(aff), &aff) == 0)
-		for (int i = 0; i < nbits; i++)
-			if (i >= CPU_SETSIZE || !CPU_ISSET(i, &aff))
-				orcu__bit_clear(sys, i);
+		orcu__cpulist_parse("all", sys, n, NULL, 0);
+	aff_known = sched_getaffinity(0, sizeof(aff), &aff) == 0;
+	memset(bits, 0, ORCU__BITMAP_WORDS(nbits) * sizeof(uint64_t));
 	for (int i = 0; i < nbits; i++)
-		if (orcu__bit_test(sys, i))
+		if (orcu__bit_test(sys, i) &&
+		    (!aff_known || (i < CPU_SETSIZE && CPU_ISSET(i, &aff))))
 			orcu__bit_set(bits, i);
 	free(sys);
 	if (orcu__bitmap_weight(bits, nbits) == 0)
@@ -159,163 +156,82 @@ static int real_topology(struct orcu__conf *c)
 }
 
 /*
- * ORCU_CPUS / cfg->cpus.  possible=N without online= does not make N slots
- * online (N may be 65536, and every online slot gets threads): online is
- * then the real online set, as for the real topology, cut to [0, N).
- * Returns 1 if a topology was taken, 0 if none was given or the
- * environment's was ignored, -errno for a bad cfg.
+ * A bad text for the setting env (cfg field name): from cfg it fails
+ * orcu_init() (-EINVAL), from the environment it is ignored (0); one line
+ * says why either way.
+ */
+static int bad_setting(const char *env, const char *name, const char *cfgval,
+		       const char *why)
+{
+	char q[ORCU__QUOTE_VALUE_BUF];
+
+	if (!cfgval) {
+		env_ignored(env, getenv(env), "%s", why);
+		return 0;
+	}
+	orcu__warn("orcu_init: bad %s \"%s\": %s", name, orcu__quote_value(q, cfgval), why);
+	return -EINVAL;
+}
+
+/*
+ * ORCU_CPUS / cfg->cpus into c->nr_possible and c->online, which stays
+ * NULL if none was given or the environment's was ignored; 0, or -errno.
+ * possible=N without online= does not make N slots online (N may be
+ * 65536, and every online slot gets threads): online is then the real
+ * online set, as for the real topology, cut to [0, N).
  */
 static int cpus_setting(const struct orcu_config *cfg, struct orcu__conf *c)
 {
 	const char *cpus = cfg->cpus ? cfg->cpus : getenv("ORCU_CPUS");
-	char err[160], q[ORCU__QUOTE_VALUE_BUF];
-	uint64_t *online;
+	char err[160];
 	bool online_given;
-	int possible, ret;
+	int ret;
 
 	if (!cpus)
 		return 0;
-	ret = orcu__parse_cpus_spec_given(cpus, &possible, &online, &online_given,
+	ret = orcu__parse_cpus_spec_given(cpus, &c->nr_possible, &c->online, &online_given,
 					  err, sizeof(err));
 	/* Out of memory says nothing of the text: the start fails and is
 	 * retried with the same configuration, never run on another. */
 	if (ret == -ENOMEM)
 		return ret;
-	if (ret < 0) {
-		if (cfg->cpus) {
-			orcu__warn("orcu_init: bad cpus \"%s\": %s",
-				   orcu__quote_value(q, cpus), err);
-			return ret;
-		}
-		env_ignored("ORCU_CPUS", cpus, "%s", err);
-		return 0;
-	}
-	if (!online_given) {
-		memset(online, 0, ORCU__BITMAP_WORDS(possible) * sizeof(uint64_t));
-		if ((ret = real_online(online, possible)) < 0) {
-			free(online);
-			return ret;
-		}
-	}
-	c->nr_possible = possible;
-	c->online = online;
-	return 1;
+	if (ret < 0)
+		return bad_setting("ORCU_CPUS", "cpus", cfg->cpus, err);
+	return online_given ? 0 : real_online(c->online, c->nr_possible);
 }
 
-/*
- * One numeric knob: from the config if set there (nonzero), else from the
- * environment, else def.  *from says where the value came from, for the
- * checks that compare knobs with each other.
- */
-enum knob_from {
-	FROM_DEFAULT,
-	FROM_CFG,
-	FROM_ENV
-};
-
-static int knob(const char *env, long cfgval, long min, long max, long def,
-		long *out, enum knob_from *from)
-{
-	char err[160];
-	const char *s = getenv(env);
-	long v;
-
-	*out = def;
-	*from = FROM_DEFAULT;
-	if (cfgval) {
-		if (cfgval < min || cfgval > max) {
-			orcu__warn("orcu_init: %s out of range %ld..%ld: %ld",
-				   env + 5, min, max, cfgval);
-			return -EINVAL;
-		}
-		*out = cfgval;
-		*from = FROM_CFG;
-		return 0;
-	}
-	if (!s)
-		return 0;
-	if (!*s) {
-		env_ignored(env, s, "empty; unset it for the default %ld", def);
-	} else if (orcu__parse_long(s, min, max, &v, err, sizeof(err)) < 0) {
-		env_ignored(env, s, "%s; using %ld", err, def);
-	} else {
-		*out = v;
-		*from = FROM_ENV;
-	}
-	return 0;
-}
-
-/*
- * A knob that must stay below (or above) another: a cfg value that breaks
- * the order fails orcu_init(); an environment one is ignored for def,
- * which the caller chose to keep the order.
- */
-static int knob_ordered(const char *env, enum knob_from from, long *val, bool ok,
-			const char *rule, const char *other, long other_val, long def)
-{
-	char num[32];
-
-	if (ok)
-		return 0;
-	if (from == FROM_CFG) {
-		orcu__warn("orcu_init: %s %ld must %s %s %ld", env + 5, *val, rule,
-			   other + 5, other_val);
-		return -EINVAL;
-	}
-	snprintf(num, sizeof(num), "%ld", *val);
-	env_ignored(env, getenv(env) ? getenv(env) : num, "must %s %s (%ld); using %ld",
-		    rule, other, other_val, def);
-	*val = def;
-	return 0;
-}
-
-/* A cpulist-valued setting; cfg errors fail the call, env errors are ignored. */
-static int cpulist_setting(const char *env, const char *cfgval, int nbits,
-			   uint64_t **out, bool *given)
+/* A cpulist-valued setting into *out, which stays NULL if none was given
+ * or the environment's was ignored; cfg errors fail the call. */
+static int cpulist_setting(const char *env, const char *cfgval, int nbits, uint64_t **out)
 {
 	const char *s = cfgval ? cfgval : getenv(env);
-	char err[160], q[ORCU__QUOTE_VALUE_BUF];
-	uint64_t *bits;
+	char err[160];
 
-	*given = false;
-	*out = NULL;
 	if (!s)
 		return 0;
 	/* The parser reads "" as the empty set; as a setting it is far more
 	 * likely an unset-by-accident than "no CPU at all". */
-	if (!*s) {
-		snprintf(err, sizeof(err), "empty (write \"none\" for no CPU)");
-		goto bad;
-	}
-	bits = calloc(ORCU__BITMAP_WORDS(nbits), sizeof(uint64_t));
-	if (!bits)
+	if (!*s)
+		return bad_setting(env, env + 5, cfgval, "empty (write \"none\" for no CPU)");
+	*out = calloc(ORCU__BITMAP_WORDS(nbits), sizeof(uint64_t));
+	if (!*out)
 		return -ENOMEM;
-	if (orcu__cpulist_parse(s, bits, nbits, err, sizeof(err)) < 0) {
-		free(bits);
-		goto bad;
-	}
-	*out = bits;
-	*given = true;
-	return 0;
-bad:
-	if (cfgval) {
-		orcu__warn("orcu_init: bad %s \"%s\": %s", env + 5,
-			   orcu__quote_value(q, s), err);
-		return -EINVAL;
-	}
-	env_ignored(env, s, "%s", err);
-	return 0;
+	if (orcu__cpulist_parse(s, *out, nbits, err, sizeof(err)) == 0)
+		return 0;
+	free(*out);
+	*out = NULL;
+	return bad_setting(env, env + 5, cfgval, err);
 }
 
 /*
  * Housekeeping CPUs must include one this process may run on, or every
  * library thread would fail to move there.  Checked here, once, against
- * the configuring thread's affinity.  Returns 0 if usable, else -EINVAL
- * after the one line.
+ * the configuring thread's affinity; an unusable set is dropped, with
+ * bad_setting()'s verdict.
  */
-static int housekeeping_check(const char *cfgval, const uint64_t *hk)
+static int housekeeping_check(const char *cfgval, struct orcu__conf *c)
 {
-	char q[ORCU__QUOTE_VALUE_BUF], have[256];
+	char have[256], why[320];
 	uint64_t aff_bits[ORCU__BITMAP_WORDS(CPU_SETSIZE)] = { 0 };
 	cpu_set_t aff;
 
@@ -324,20 +240,16 @@ static int housekeeping_check(const char *cfgval, const uint64_t *hk)
 	for (int i = 0; i < CPU_SETSIZE; i++) {
 		if (!CPU_ISSET(i, &aff))
 			continue;
-		if (orcu__bit_test(hk, i))
+		if (orcu__bit_test(c->housekeeping, i))
 			return 0;
 		orcu__bit_set(aff_bits, i);
 	}
 	if (orcu__cpulist_format(aff_bits, CPU_SETSIZE, have, sizeof(have)) < 0)
 		snprintf(have, sizeof(have), "%d CPUs", CPU_COUNT(&aff));
-	if (cfgval) {
-		orcu__warn("orcu_init: bad housekeeping \"%s\": no CPU this process may run on (%s)",
-			   orcu__quote_value(q, cfgval), have);
-		return -EINVAL;
-	}
-	env_ignored("ORCU_HOUSEKEEPING", getenv("ORCU_HOUSEKEEPING"),
-		    "no CPU this process may run on (%s)", have);
-	return -EINVAL;
+	free(c->housekeeping);
+	c->housekeeping = NULL;
+	snprintf(why, sizeof(why), "no CPU this process may run on (%s)", have);
+	return bad_setting("ORCU_HOUSEKEEPING", "housekeeping", cfgval, why);
 }
 
 /*
@@ -367,7 +279,7 @@ static long default_stride(const struct orcu__conf *c)
 }
 
 /* qlowmark < qhimark < qmax.  The defaults follow a given qhimark; a given
- * value that breaks the order is never moved silently (knob_ordered()). */
+ * value that breaks the order is never moved silently (knobs_setting()). */
 static long default_qlowmark(const struct orcu__conf *c)
 {
 	return c->knob[ORCU__KNOB_QHIMARK] > 100 ? 100 : c->knob[ORCU__KNOB_QHIMARK] / 2;
@@ -454,38 +366,53 @@ static long cfg_value(const struct orcu_config *cfg, const struct knob_row *k)
 {
 	const char *p = (const char *)cfg + k->cfg_off;
 
-	switch (k->cfg_type) {
-	case INT_FIELD:
-		return *(const int *)p;
-	case LONG_FIELD:
-		return *(const long *)p;
-	default:
+	if (k->cfg_type == NO_FIELD)
 		return 0;
-	}
+	return k->cfg_type == INT_FIELD ? *(const int *)p : *(const long *)p;
 }
 
-/* Every row of knobs[], in order; stops at the first bad cfg value. */
+/*
+ * Every row of knobs[], in order: the value from the config if set there
+ * (nonzero), else from the environment, else the default; stops at the
+ * first bad cfg value.  A knob that must stay below (or above) another:
+ * a cfg value that breaks the order fails orcu_init(); an environment one
+ * is ignored for the default, which keeps the order.
+ */
 static int knobs_setting(const struct orcu_config *cfg, struct orcu__conf *c)
 {
 	for (int i = 0; i < ORCU__NR_KNOBS; i++) {
 		const struct knob_row *k = &knobs[i];
+		const char *s = getenv(k->env);
+		const char *rule = k->order == BELOW_OTHER ? "be below" : "exceed";
 		long def = k->default_of ? k->default_of(c) : k->def;
 		long max = k->max ? k->max : c->nr_possible;
-		long *val = &c->knob[i], other;
-		enum knob_from from;
-		int ret;
+		long cfgval = cfg_value(cfg, k), other = c->knob[k->other];
+		long *val = &c->knob[i];
+		char err[160];
 
-		if ((ret = knob(k->env, cfg_value(cfg, k), k->min, max, def, val,
-				&from)) < 0)
-			return ret;
-		if (k->order == ANY_ORDER)
+		*val = def;
+		if (cfgval && (cfgval < k->min || cfgval > max)) {
+			orcu__warn("orcu_init: %s out of range %ld..%ld: %ld", k->env + 5,
+				   k->min, max, cfgval);
+			return -EINVAL;
+		}
+		if (cfgval)
+			*val = cfgval;
+		else if (s && !*s)
+			env_ignored(k->env, s, "empty; unset it for the default %ld", def);
+		else if (s && orcu__parse_long(s, k->min, max, val, err, sizeof(err)) < 0)
+			env_ignored(k->env, s, "%s; using %ld", err, def);
+		if (k->order == ANY_ORDER || (k->order == BELOW_OTHER ? *val < other : *val > other))
 			continue;
-		other = c->knob[k->other];
-		if ((ret = knob_ordered(k->env, from, val,
-					k->order == BELOW_OTHER ? *val < other : *val > other,
-					k->order == BELOW_OTHER ? "be below" : "exceed",
-					knobs[k->other].env, other, def)) < 0)
-			return ret;
+		/* The default keeps the order: *val came from cfg or from s. */
+		if (cfgval) {
+			orcu__warn("orcu_init: %s %ld must %s %s %ld", k->env + 5, *val, rule,
+				   knobs[k->other].env + 5, other);
+			return -EINVAL;
+		}
+		env_ignored(k->env, s, "must %s %s (%ld); using %ld", rule, knobs[k->other].env,
+			    other, def);
+		*val = def;
 	}
 	return 0;
 }
@@ -493,47 +420,30 @@ static int knobs_setting(const struct orcu_config *cfg, struct orcu__conf *c)
 int orcu__conf_build(const struct orcu_config *cfg, struct orcu__conf *c)
 {
 	static const struct orcu_config none;
-	bool given;
 	int ret;
 
 	if (!cfg)
 		cfg = &none;
 	memset(c, 0, sizeof(*c));
 	ret = cpus_setting(cfg, c);
-	if (ret == 0)
+	if (ret == 0 && !c->online)
 		ret = real_topology(c);
-	if (ret < 0)
-		goto fail;
-
-	ret = cpulist_setting("ORCU_NOCBS", cfg->nocbs, c->nr_possible,
-			      &c->nocbs, &given);
-	if (ret < 0)
-		goto fail;
-	if (!given) {
-		/* Default: every slot offloaded; see README "Choosing inline". */
-		c->nocbs = calloc(ORCU__BITMAP_WORDS(c->nr_possible), sizeof(uint64_t));
-		if (!c->nocbs) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		for (int i = 0; i < c->nr_possible; i++)
-			orcu__bit_set(c->nocbs, i);
+	if (ret == 0)
+		ret = cpulist_setting("ORCU_NOCBS", cfg->nocbs, c->nr_possible, &c->nocbs);
+	/* Default: every slot offloaded, as nocbs "all"; see README "Choosing inline". */
+	if (ret == 0 && !c->nocbs)
+		ret = cpulist_setting("ORCU_NOCBS", "all", c->nr_possible, &c->nocbs);
+	if (ret == 0)
+		ret = cpulist_setting("ORCU_HOUSEKEEPING", cfg->housekeeping, CPU_SETSIZE,
+				      &c->housekeeping);
+	if (ret == 0 && c->housekeeping)
+		ret = housekeeping_check(cfg->housekeeping, c);
+	if (ret == 0)
+		ret = knobs_setting(cfg, c);
+	if (ret < 0) {
+		orcu__conf_free(c);
+		return ret;
 	}
-	ret = cpulist_setting("ORCU_HOUSEKEEPING", cfg->housekeeping, CPU_SETSIZE,
-			      &c->housekeeping, &given);
-	if (ret < 0)
-		goto fail;
-	if (given && housekeeping_check(cfg->housekeeping, c->housekeeping) < 0) {
-		free(c->housekeeping);
-		c->housekeeping = NULL;
-		if (cfg->housekeeping) {
-			ret = -EINVAL;
-			goto fail;
-		}
-	}
-
-	if ((ret = knobs_setting(cfg, c)) < 0)
-		goto fail;
 	if (c->knob[ORCU__KNOB_STALL_MS] == 0)
 		c->knob[ORCU__KNOB_STALL_MS] = -1;
 	/* Read here so a bad boolean is reported at configuration time, once. */
@@ -541,9 +451,6 @@ int orcu__conf_build(const struct orcu_config *cfg, struct orcu__conf *c)
 	orcu__env_bool("ORCU_CHECK_CALLS", 0);
 	c->futex_hash = orcu__env_bool("ORCU_FUTEX_HASH", 1);
 	return 0;
-fail:
-	orcu__conf_free(c);
-	return ret;
 }
 
 /* Under orcu__g.lock, before the slots exist: the knobs and the
