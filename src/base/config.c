@@ -270,12 +270,10 @@ static long default_max_threads(const struct orcu__conf *c)
 	return 4 * ncpu + 64 > 1024 ? 4 * ncpu + 64 : 1024;
 }
 
-/* One slot per possible CPU, at least one, for the leader groups. */
+/* sqrt(possible) slots per leader group; at least one, as possible >= 1. */
 static long default_stride(const struct orcu__conf *c)
 {
-	long def_stride = (long)sqrt((double)c->nr_possible);
-
-	return def_stride < 1 ? 1 : def_stride;
+	return (long)sqrt((double)c->nr_possible);
 }
 
 /* qlowmark < qhimark < qmax.  The defaults follow a given qhimark; a given

@@ -42,7 +42,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
  */
 static const char *quote_n(char *dst, const char *s, size_t n, size_t max, bool from_end)
 {
-	static const char hex[] = "0123456789abcdef";
 	size_t o = 0;
 	size_t take = n > max ? max : n;
 
@@ -54,17 +53,11 @@ static const char *quote_n(char *dst, const char *s, size_t n, size_t max, bool 
 	for (size_t i = 0; i < take; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c == '\n') {
+		if (c == '\n' || c == '"' || c == '\\') {
 			dst[o++] = '\\';
-			dst[o++] = 'n';
-		} else if (c == '"' || c == '\\') {
-			dst[o++] = '\\';
-			dst[o++] = (char)c;
+			dst[o++] = (char)(c == '\n' ? 'n' : c);
 		} else if (c < 0x20 || c > 0x7e) {
-			dst[o++] = '\\';
-			dst[o++] = 'x';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
+			o += (size_t)snprintf(dst + o, 5, "\\x%02x", c);
 		} else {
 			dst[o++] = (char)c;
 		}
@@ -105,14 +98,9 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static bool is_ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
 static bool is_ident(char c)
 {
-	return is_ident_start(c) || is_digit(c);
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || is_digit(c);
 }
 
 static bool slice_is(const char *s, size_t n, const char *word)
@@ -357,7 +345,7 @@ static size_t key_len(const char *p, const char *end)
 {
 	const char *q = p;
 
-	if (p == end || !is_ident_start(*p))
+	if (p == end || is_digit(*p) || !is_ident(*p))
 		return 0;
 	while (++q < end && is_ident(*q))
 		;
