@@ -403,20 +403,30 @@ void orcu__slot_report_orphan(struct orcu__slot *s)
 		   s->st.cpu, orcu__slot_pending(s));
 }
 
+/* Under cb_lock: n heads taken from a queue, first to last, at the end
+ * of the list. */
+static void enlist(struct orcu__slot *s, struct orcu_head *first, struct orcu_head *last, long n)
+{
+	if (!n)
+		return;
+	orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
+	s->inv.n_listed += (unsigned long)n;
+}
+
 /*
  * Move what was posted (and, with take_lazy, what is held lazily) into the
- * segmented list.  Caller holds s->inv.cb_lock.  Returns how many moved.
+ * segmented list.  Caller holds s->inv.cb_lock.
  * Point 7: the posting queues' counts are read first, the shared queue
  * taken next, and its heads go in first: a thread that posted to the
  * shared queue and then to a queue of its own (it came back to this slot)
  * has its later heads counted only if its earlier ones are in the shared
  * queue by then.
  */
-long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
+void orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 {
 	struct orcu_head *first, *last;
 	struct orcu__postq *qs = orcu__load_acquire(&s->st.postqs);
-	long n, total = 0, pq = 0;
+	long n;
 
 	orcu__slot_assert_locked(s);
 	/* Pairs with the release push in orcu__slot_add_postq() (slot.h). */
@@ -424,34 +434,21 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 		q->snap = orcu__postq_published(q);
 	if (take_lazy && orcu__load_relaxed(&s->post.n_lazy)) {
 		n = orcu__mpsc_take(&s->post.lazyq, &first, &last);
-		if (n) {
-			orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
-			s->inv.n_listed += (unsigned long)n;
-			orcu__fetch_sub_relaxed(&s->post.n_lazy, n);
-			total += n;
-		}
+		enlist(s, first, last, n);
+		orcu__fetch_sub_relaxed(&s->post.n_lazy, n);
 	}
 	n = orcu__mpsc_take(&s->post.newq, &first, &last);
-	if (n) {
-		orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
-		s->inv.n_listed += (unsigned long)n;
-		total += n;
-	}
+	enlist(s, first, last, n);
 	for (struct orcu__postq *q = qs; q; q = q->next) {
 		unsigned long from = orcu__load_relaxed(&q->taken);
 
 		n = orcu__postq_take(q, q->snap, &first, &last);
-		if (n) {
-			orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
-			s->inv.n_listed += (unsigned long)n;
-		}
+		enlist(s, first, last, n);
 		/* Second posts left out (postq.c) were counted by their
 		 * queue and will never run: done.  Release, as note_invoked(). */
 		if ((long)(q->snap - from) != n)
 			orcu__fetch_add_release(&s->cnt.n_done, (long)(q->snap - from) - n);
-		pq += n;
 	}
-	return total + pq;
 }
 
 /* Under cb_lock: move what waited for GPs ended by `cur` to DONE, tag what

@@ -459,7 +459,7 @@ void orcu__slot_withdraw_inline_locked(struct orcu__slot *s);
 void orcu__slot_take_over_locked(struct orcu__slot *s);
 /* Lists */
 bool orcu__slot_has_new(struct orcu__slot *s);
-long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
+void orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
 bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 			       unsigned long *first, unsigned long *last);
 void orcu__slot_entrain_marker(struct orcu__slot *s, void (*func)(struct orcu_head *));
