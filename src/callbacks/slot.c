@@ -576,7 +576,7 @@ static void chain_begin(struct orcu__slot *s)
 			uint32_t ticket = orcu__event_prepare(&fork_event);
 
 			/* Pairs with the decrement and notify in
-			 * orcu__slots_fork_resume(). */
+			 * orcu__slots_fork_resume_parent(). */
 			if (!orcu__load_seq_cst(&fork_pending)) {
 				orcu__event_cancel(&fork_event);
 				break;
@@ -643,18 +643,20 @@ void orcu__slots_fork_quiesce(void)
 	}
 }
 
-/* After fork, every library lock released.  In the child no claimer is
- * parked (they were other threads) and no other fork is in progress. */
-void orcu__slots_fork_resume(bool child)
+/* After fork, every library lock released: the parent's claimers go on.
+ * Pairs with the re-check in chain_begin() (the notify fences). */
+void orcu__slots_fork_resume_parent(void)
 {
-	if (child) {
-		orcu__store_relaxed(&fork_pending, 0);
-		orcu__event_reset(&fork_event);
-		return;
-	}
-	/* Pairs with the re-check in chain_begin() (the notify fences). */
 	orcu__fetch_sub_release(&fork_pending, 1);
 	orcu__event_notify_all(&fork_event);
+}
+
+/* In the child no claimer is parked (they were other threads) and no
+ * other fork is in progress. */
+void orcu__slots_fork_resume_child(void)
+{
+	orcu__store_relaxed(&fork_pending, 0);
+	orcu__event_reset(&fork_event);
 }
 
 /* ------------------------------------------------------------------ */

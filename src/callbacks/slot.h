@@ -475,6 +475,7 @@ void orcu__slots_unlock_all(void);
 void orcu__slots_after_fork_child(void);
 /* fork: stop every other invoker between two callbacks, and let them go */
 void orcu__slots_fork_quiesce(void);
-void orcu__slots_fork_resume(bool child);
+void orcu__slots_fork_resume_parent(void);
+void orcu__slots_fork_resume_child(void);
 
 #endif
