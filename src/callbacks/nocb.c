@@ -64,11 +64,6 @@
 #include <string.h>
 #include <time.h>
 
-static bool flat(void)
-{
-	return orcu__g.stride == 1;
-}
-
 /* Leaders between publishing gp_waiting and clearing it: a GP end with
  * none skips the walk over every group. */
 static _Atomic int leaders_waiting;
@@ -271,20 +266,19 @@ static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 {
 	int mode = orcu__load_relaxed(&s->st.mode);
 
-	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->st.hurry) &&
-	    orcu__slot_online(s)) {
-		if (!orcu__load_relaxed(&s->inv.inline_ready)) {
-			orcu__slot_offer_inline_locked(s, now + (uint64_t)orcu__g.inline_takeover_ms *
-									  1000000ull);
-			scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
-			return;
-		}
-		if (now < s->inv.inline_deadline_ns) {
-			scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
-			return;
-		}
-	}
 	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->st.hurry)) {
+		if (orcu__slot_online(s)) {
+			if (!orcu__load_relaxed(&s->inv.inline_ready)) {
+				orcu__slot_offer_inline_locked(
+					s, now + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull);
+				scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
+				return;
+			}
+			if (now < s->inv.inline_deadline_ns) {
+				scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
+				return;
+			}
+		}
 		orcu__slot_take_over_locked(s);
 		orcu__count(takeovers, 1);
 	} else if (mode != ORCU__SLOT_TAKEOVER) {
@@ -495,10 +489,10 @@ static void *follower_main(void *arg)
 /* ------------------------------------------------------------------ */
 /* Spawning and stopping */
 
-/* Under orcu__g.lock.  Threads for slot s: its follower (unless flat) and
- * its group's leader.  0, or the -errno of a creation that failed; the
- * slot is attached only once its leader runs (point 6), and a missing
- * follower leaves invocation to the leader. */
+/* Under orcu__g.lock.  Threads for slot s: its follower (unless flat,
+ * stride 1) and its group's leader.  0, or the -errno of a creation that
+ * failed; the slot is attached only once its leader runs (point 6), and a
+ * missing follower leaves invocation to the leader. */
 int orcu__nocb_spawn_slot(struct orcu__slot *s)
 {
 	struct orcu__leader *l = s->st.leader;
@@ -512,7 +506,7 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 	/* Past ORCU_MAX_THREADS a slot goes without a follower (its leader
 	 * invokes) and a group without a leader (its slots are served in
 	 * place, serve.c rule b). */
-	if (!flat() && !orcu__load_relaxed(&s->st.has_follower) &&
+	if (orcu__g.stride != 1 && !orcu__load_relaxed(&s->st.has_follower) &&
 	    orcu__thread_budget_ok()) {
 		snprintf(name, sizeof(name), "orcu-oc/%d", s->st.cpu);
 		orcu__slot_follower_reset(s);
