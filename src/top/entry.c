@@ -65,28 +65,30 @@ static int apply_conf(struct orcu__conf *c)
 	return 0;
 }
 
-/* Under orcu__g.lock: build and apply cfg (NULL: the environment). */
-static int init_locked(const struct orcu_config *cfg)
+/* Build and apply cfg (NULL: the environment) unless configured already:
+ * -EBUSY then (no configuration error is -EBUSY). */
+static int init_once(const struct orcu_config *cfg)
 {
 	struct orcu__conf c;
-	int ret = orcu__conf_build(cfg, &c);
+	int ret = -EBUSY;
 
-	if (ret == 0) {
-		ret = apply_conf(&c);
-		orcu__conf_free(&c);
+	pthread_mutex_lock(&orcu__g.lock);
+	/* Order: orcu__g.lock, held by apply_conf(). */
+	if (!orcu__load_relaxed(&orcu__g.initialized)) {
+		ret = orcu__conf_build(cfg, &c);
+		if (ret == 0) {
+			ret = apply_conf(&c);
+			orcu__conf_free(&c);
+		}
 	}
+	pthread_mutex_unlock(&orcu__g.lock);
 	return ret;
 }
 
 int orcu_init(const struct orcu_config *cfg)
 {
-	int ret = -EBUSY;
+	int ret = init_once(cfg);
 
-	pthread_mutex_lock(&orcu__g.lock);
-	/* Order: orcu__g.lock, held by apply_conf(). */
-	if (!orcu__load_relaxed(&orcu__g.initialized))
-		ret = init_locked(cfg);
-	pthread_mutex_unlock(&orcu__g.lock);
 	if (ret == -EBUSY)
 		orcu__warn("orcu_init: already initialised; call it before any other orcu call");
 	return ret == 0 ? orcu__ensure_started() : ret;
@@ -94,16 +96,13 @@ int orcu_init(const struct orcu_config *cfg)
 
 int orcu__ensure_init(void)
 {
-	int ret = 0;
+	int ret;
 
 	/* Pairs with the store in apply_conf(). */
 	if (orcu__likely(orcu__load_acquire(&orcu__g.initialized)))
 		return 0;
-	pthread_mutex_lock(&orcu__g.lock);
-	if (!orcu__load_relaxed(&orcu__g.initialized))
-		ret = init_locked(NULL);
-	pthread_mutex_unlock(&orcu__g.lock);
-	return ret;
+	ret = init_once(NULL);
+	return ret == -EBUSY ? 0 : ret;
 }
 
 int orcu__ensure_started_slow(void)
