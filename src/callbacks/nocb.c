@@ -357,7 +357,7 @@ static long leader_invoke(struct orcu__leader *l)
 		/* Order: none needed for attached (orcu__slot_attach()). */
 		if (orcu__load_relaxed(&s->st.attached) &&
 		    !orcu__load_relaxed(&s->st.has_follower))
-			n += orcu__slot_invoke_done(s, 0, false);
+			n += orcu__slot_invoke_done(s, 0);
 	}
 	return n;
 }
@@ -469,7 +469,7 @@ static void *follower_main(void *arg)
 		}
 		if (follower_has_work(s)) {
 			orcu__slot_unlock(s);
-			orcu__slot_invoke_done(s, 0, false);
+			orcu__slot_invoke_done(s, 0);
 			continue;
 		}
 		/* Set under cb_lock: a waker that makes work for us holds it

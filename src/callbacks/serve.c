@@ -153,7 +153,7 @@ static void serve_slot(struct orcu__slot *s)
 	}
 	orcu__slot_unlock(s);
 	entered = orcu__qsbr_enter_for_callbacks();
-	orcu__slot_invoke_done(s, 0, false);
+	orcu__slot_invoke_done(s, 0);
 	orcu__qsbr_leave_for_callbacks(entered);
 }
 

@@ -713,11 +713,12 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain)
  * all) ready callbacks on this thread, again while more are ready and
  * there is no limit.  Returns how many were invoked; 0 if none were ready
  * or another thread holds the claim.  The caller holds no library lock.
- * With a limit, a thread that found the claim busy left its work to us:
- * the caller hands what is left to the slot's threads
- * (orcu__nocb_hand_back()).
+ * A limit is an inline batch (entry.c; ORCU_INLINE_BATCH is at least 1),
+ * counted in n_inline.  With a limit, a thread that found the claim busy
+ * left its work to us: the caller hands what is left to the slot's
+ * threads (orcu__nocb_hand_back()).
  */
-long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
+long orcu__slot_invoke_done(struct orcu__slot *s, long limit)
 {
 	struct orcu_head *chain;
 	long n, total = 0;
@@ -751,7 +752,7 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 		invoked = orcu__load_relaxed(&s->cnt.n_invoked);
 		invoke_chain(s, chain);
 		total += n;
-		if (is_inline)
+		if (limit > 0)
 			orcu__fetch_add_relaxed(&s->cnt.n_inline,
 						orcu__load_relaxed(&s->cnt.n_invoked) - invoked);
 

@@ -465,7 +465,7 @@ bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 void orcu__slot_entrain_marker(struct orcu__slot *s, void (*func)(struct orcu_head *));
 void orcu__slot_note_marker(void);
 /* Invocation */
-long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
+long orcu__slot_invoke_done(struct orcu__slot *s, long limit);
 bool orcu__slot_safe_to_invoke_here(void);
 bool orcu__slot_has_work(struct orcu__slot *s);
 void orcu__slot_report_orphan(struct orcu__slot *s);

@@ -135,7 +135,7 @@ void orcu__inline_poll_slow(void)
 		return;
 	if (!orcu__slot_safe_to_invoke_here())
 		return;
-	if (orcu__slot_invoke_done(s, orcu__g.inline_batch, true))
+	if (orcu__slot_invoke_done(s, orcu__g.inline_batch))
 		orcu__nocb_hand_back(s);
 }
 
@@ -279,11 +279,7 @@ int orcu_thread_bind_cpu(int cpu)
 {
 	int ret;
 
-	if (cpu == -1) {
-		orcu__tls.bound_cpu = -1;
-		return 0;
-	}
-	if ((ret = check_cpu("orcu_thread_bind_cpu", cpu)) < 0)
+	if (cpu != -1 && (ret = check_cpu("orcu_thread_bind_cpu", cpu)) < 0)
 		return ret;
 	orcu__tls.bound_cpu = cpu;
 	return 0;
