@@ -71,15 +71,6 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 	return 0;
 }
 
-/* Threads exist for online slots, and for slots that went offline with
- * work left (their own threads drain them in place). */
-static bool needs_threads(struct orcu__slot *s)
-{
-	if (orcu__slot_online(s))
-		return true;
-	return orcu__slot_ever_online(s) && orcu__slot_has_work(s);
-}
-
 /* Under orcu__g.lock: threads for every slot that needs them.  Returns
  * the first creation error (the slots concerned are served degraded). */
 int orcu__cpu_start_slots(void)
@@ -89,11 +80,13 @@ int orcu__cpu_start_slots(void)
 	ORCU__ASSERT_HELD(&orcu__g.lock);
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = orcu__slot_of(i);
-		int err;
+		int err = 0;
 
-		if (!needs_threads(s))
-			continue;
-		err = orcu__nocb_spawn_slot(s);
+		/* Threads exist for online slots, and for slots that went
+		 * offline with work left (their own threads drain them in
+		 * place). */
+		if (orcu__slot_online(s) || (orcu__slot_ever_online(s) && orcu__slot_has_work(s)))
+			err = orcu__nocb_spawn_slot(s);
 		if (err < 0 && ret == 0)
 			ret = err;
 	}
@@ -145,10 +138,9 @@ static bool other_online_slot(int avoid)
 /* orcu_cpu_online (entry.c): cpu was checked and the library started. */
 int orcu__cpu_online(int cpu)
 {
-	struct orcu__slot *s;
-	int ret = 0;
+	struct orcu__slot *s = orcu__slot_of(cpu);
+	int ret;
 
-	s = orcu__slot_of(cpu);
 	pthread_mutex_lock(&orcu__g.lock);
 	orcu__slot_set_online(s);
 	ret = orcu__nocb_spawn_slot(s);
