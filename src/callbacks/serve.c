@@ -88,24 +88,26 @@ int orcu__serve_start_locked(void)
 	return -EAGAIN;
 }
 
-/* Stopped (orcu_shutdown(), a fork child): start; degraded: retry if the
- * backoff allows.  Relaxed loads: decided again under the lock, which a
- * caller ending a GP only tries. */
+/* Stopped (orcu_shutdown(), a fork child), or degraded and the backoff
+ * allows a retry. */
+static bool start_due(void)
+{
+	return !orcu__load_relaxed(&orcu__g.started) ||
+	       (orcu__load_relaxed(&orcu__g.degraded) &&
+		orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns));
+}
+
+/* Start the threads when start_due().  Relaxed loads: decided again
+ * under the lock, which a caller ending a GP only tries. */
 void orcu__retry(bool wait)
 {
-	bool stopped = !orcu__load_relaxed(&orcu__g.started);
-
-	if (!stopped && (!orcu__load_relaxed(&orcu__g.degraded) ||
-			 orcu__now_ns() < orcu__load_relaxed(&orcu__g.retry_after_ns)))
+	if (!start_due())
 		return;
 	if (wait)
 		pthread_mutex_lock(&orcu__g.lock);
 	else if (pthread_mutex_trylock(&orcu__g.lock))
 		return;
-	if (orcu__load_relaxed(&orcu__g.initialized) &&
-	    (!orcu__load_relaxed(&orcu__g.started) ||
-	     (orcu__load_relaxed(&orcu__g.degraded) &&
-	      orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))))
+	if (orcu__load_relaxed(&orcu__g.initialized) && start_due())
 		orcu__serve_start_locked();
 	pthread_mutex_unlock(&orcu__g.lock);
 }
