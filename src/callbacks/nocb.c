@@ -331,7 +331,7 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 	 * post before our re-scan or its read of `sleep` after our store
 	 * (pair #3; no C11 order does this: membarrier(2) promises it).
 	 * With no queue owned in the group (seq_cst, pairs with the claimer's
-	 * count in postq.c owners_add()), nobody posts that way. */
+	 * count in postq.c claim()), nobody posts that way. */
 	if (orcu__load_seq_cst(&l->postq_owners) && orcu__load_relaxed(&orcu__has_membarrier))
 		orcu__membarrier_master();
 	if (group_has_new(l) || orcu__load_relaxed(&l->force) ||
