@@ -242,18 +242,13 @@ int orcu_drain(long timeout_ms)
  * Taken first in fork_prepare (barrier_start takes the slot locks inside
  * it), so no barrier is half-started across the fork;
  * markers already entrained are inherited with the lists and still end
- * that barrier in the child. */
-void orcu__barrier_fork_prepare(void)
+ * that barrier in the child.  Parent and child unlock alike. */
+void orcu__barrier_fork_lock(void)
 {
 	pthread_mutex_lock(&barrier_lock);
 }
 
-void orcu__barrier_fork_parent(void)
-{
-	pthread_mutex_unlock(&barrier_lock);
-}
-
-void orcu__barrier_fork_child(void)
+void orcu__barrier_fork_unlock(void)
 {
 	pthread_mutex_unlock(&barrier_lock);
 }

@@ -252,8 +252,8 @@ struct fork_step {
 static const struct fork_step fork_steps[] = {
 	{ "invokers", orcu__slots_fork_quiesce,
 	  orcu__slots_fork_resume_parent, orcu__slots_fork_resume_child },
-	{ "barrier_lock", orcu__barrier_fork_prepare,
-	  orcu__barrier_fork_parent, orcu__barrier_fork_child },
+	{ "barrier_lock", orcu__barrier_fork_lock,
+	  orcu__barrier_fork_unlock, orcu__barrier_fork_unlock },
 	{ "free.c recs_lock", orcu__free_fork_prepare,
 	  orcu__free_fork_parent, orcu__free_fork_child },
 	{ "orcu__g.lock", global_lock, global_unlock, global_unlock },
