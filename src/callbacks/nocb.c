@@ -68,15 +68,6 @@
  * none skips the walk over every group. */
 static _Atomic int leaders_waiting;
 
-/* Bit of leader l in orcu__g.leader_gp_wait. */
-static _Atomic uint64_t *gp_wait_word(const struct orcu__leader *l, uint64_t *bit)
-{
-	int g = l->first / orcu__g.stride;
-
-	*bit = 1ull << (g % 64);
-	return &orcu__g.leader_gp_wait[g / 64];
-}
-
 /* A GP ended (gp.c's end hook): wake the leaders waiting for it. */
 void orcu__nocb_gp_done(unsigned long seq)
 {
@@ -365,8 +356,10 @@ static long leader_invoke(struct orcu__leader *l)
 /* Wait for the GP that the group's earliest callbacks need. */
 static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 {
-	_Atomic uint64_t *wait_word;
-	uint64_t bit;
+	/* The group's bit in orcu__g.leader_gp_wait. */
+	int g = l->first / orcu__g.stride;
+	_Atomic uint64_t *wait_word = &orcu__g.leader_gp_wait[g / 64];
+	uint64_t bit = 1ull << (g % 64);
 	uint32_t ticket;
 
 	if (!orcu__gp_thread_running()) {
@@ -379,7 +372,6 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 	 * scan_slot() reads gp_seq again behind a fence. */
 	if (orcu__seq_done(orcu__load_relaxed(&orcu__gp_seq), sc->first))
 		return;
-	wait_word = gp_wait_word(l, &bit);
 	/* Order: published by the seq_cst fetch_or of our bit below. */
 	orcu__store_relaxed(&l->gp_wait_seq, sc->first);
 	/* Pairs with the seq_cst loads in orcu__nocb_gp_done(); the re-check
