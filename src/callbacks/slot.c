@@ -245,15 +245,14 @@ static void done_drained_locked(struct orcu__slot *s)
 }
 
 /* orcu_cpu_offload / orcu_cpu_deoffload.  The caller wakes the leader,
- * which re-decides who invokes the slot's ready callbacks. */
+ * which re-decides who invokes the slot's ready callbacks.  The offer to
+ * inline invokers is withdrawn (already 0 when deoffloading: [C5]). */
 void orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
 {
 	orcu__slot_lock(s);
-	if (on && !orcu__slot_offloaded(s)) {
-		orcu__slot_set_mode_locked(s, ORCU__SLOT_OFFLOADED);
+	if (on != orcu__slot_offloaded(s)) {
+		orcu__slot_set_mode_locked(s, on ? ORCU__SLOT_OFFLOADED : ORCU__SLOT_INLINE);
 		orcu__store_relaxed(&s->inv.inline_ready, 0);
-	} else if (!on && orcu__slot_offloaded(s)) {
-		orcu__slot_set_mode_locked(s, ORCU__SLOT_INLINE);
 	}
 	orcu__slot_unlock(s);
 }

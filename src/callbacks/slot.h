@@ -81,7 +81,7 @@
  *                    0: withdraw_inline_locked        NEVER_ONLINE.  The clear
  *                      (scan_done),                   without cb_lock only
  *                      done_drained_locked,           makes it 0, which every
- *                      set_offloaded(on) (cb_lock);   rule allows
+ *                      set_offloaded (cb_lock);       rule allows
  *                      forget_threads (no lock)
  * inv.n_listed       splice_new_locked,               only grows; >= started
  *                      entrain_marker (cb_lock)
