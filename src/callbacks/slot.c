@@ -119,8 +119,7 @@ void orcu__slot_init(struct orcu__slot *s, int cpu, struct orcu__leader *leader)
 	orcu__mpsc_init(&s->post.lazyq);
 	pthread_mutex_init(&s->inv.cb_lock, NULL);
 	orcu__cblist_init(&s->inv.cbl);
-	s->st.life = ORCU__SLOT_NEVER_ONLINE;
-	s->st.mode = ORCU__SLOT_INLINE;
+	/* NEVER_ONLINE, INLINE: zeros, as for slot 0. */
 }
 
 void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
@@ -132,11 +131,8 @@ void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
 #ifdef ORCU_DEBUG
 #define check_list(s) orcu__cblist_check(&(s)->inv.cbl)
 
-static void rule_broken(const struct orcu__slot *s, const char *file, int line,
-			const char *rule) __attribute__((noreturn));
-
-static void rule_broken(const struct orcu__slot *s, const char *file, int line,
-			const char *rule)
+__attribute__((noreturn)) static void rule_broken(const struct orcu__slot *s, const char *file, int line,
+						  const char *rule)
 {
 	orcu__die("%s:%d: CPU %d's slot breaks %s (slot.h) at cb_lock unlock: life %d "
 		  "mode %d DONE %s inline_ready %d invoking %d rest %p in_chain %d "
