@@ -278,7 +278,8 @@ void orcu__slot_forget_threads(struct orcu__slot *s)
 /* ------------------------------------------------------------------ */
 /* The follower's record (nocb.c runs the thread) */
 
-/* Under orcu__g.lock, before its follower thread is created (none runs). */
+/* Under orcu__g.lock, before its follower thread is created, or in a fork
+ * child (none runs). */
 void orcu__slot_follower_reset(struct orcu__slot *s)
 {
 	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
@@ -845,7 +846,6 @@ void orcu__slots_after_fork_child(void)
 		orcu__event_reset(&s->cnt.drain);
 		done_drained_locked(s);
 		orcu__store_relaxed(&s->inv.lazy_armed, 0);
-		orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
-		orcu__event_reset(&s->fol.wake);
+		orcu__slot_follower_reset(s);
 	}
 }

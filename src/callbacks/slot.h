@@ -99,11 +99,12 @@
  *                      (nocb.c wake_follower_locked), before its spawner stores
  *                      follower_stop (cb_lock);       it
  *                      follower_reset (g.lock, no
- *                      follower runs); fork child
+ *                      follower runs; also the fork
+ *                      child's)
  * fol.stop           1: follower_stop (cb_lock)       see fol.sleep
  *                    0: follower_reset (no follower)
- * fol.wake           reset: follower_reset, fork      the follower waits on it
- *                      child; notified by the wakers  (nocb.c)
+ * fol.wake           reset: follower_reset;           the follower waits on it
+ *                      notified by the wakers         (nocb.c)
  * marker             entrain_marker (barrier.c        one barrier at a time
  *                      mark_slot; cb_lock)            (barrier.c)
  * cnt.n_done         note_invoked (release; the       <= counted (BUG_ON there)
