@@ -131,9 +131,8 @@ void orcu__inline_poll_slow(void)
 	if (!orcu__load_acquire(&orcu__g.started))
 		return;
 	s = orcu__current_slot();
-	if (orcu__likely(!orcu__load_relaxed(&s->inv.inline_ready)))
-		return;
-	if (!orcu__slot_safe_to_invoke_here())
+	if (orcu__likely(!orcu__load_relaxed(&s->inv.inline_ready)) ||
+	    !orcu__slot_safe_to_invoke_here())
 		return;
 	if (orcu__slot_invoke_done(s, orcu__g.inline_batch))
 		orcu__nocb_hand_back(s);
