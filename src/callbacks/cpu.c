@@ -1,7 +1,8 @@
 /*
  * cpu.c - the CPU model: possible slots, online and offloaded sets, the
  * virtual topology, which slot the calling thread posts to, hotplug
- * (orcu_cpu_online/offline) and run-time (de)offloading.  Calls nocb.c to
+ * (orcu_cpu_online/offline); run-time (de)offloading is the slot's mode
+ * (slot.c), set by entry.c.  Calls nocb.c to
  * spawn a slot's threads and wake leaders, slot.c to set slots up, and
  * os.c.  Its public calls are in entry.c, which configures and starts the
  * library first.
@@ -166,14 +167,4 @@ int orcu__cpu_offline(int cpu)
 	if (ret)
 		orcu__warn("orcu_cpu_offline: CPU %d is the last online CPU", cpu);
 	return ret;
-}
-
-/* orcu_cpu_offload / orcu_cpu_deoffload (entry.c): cpu was checked. */
-void orcu__cpu_set_offload(int cpu, bool on)
-{
-	struct orcu__slot *s = orcu__slot_of(cpu);
-
-	orcu__slot_set_offloaded(s, on);
-	/* The leader re-decides who invokes this slot's ready callbacks. */
-	orcu__nocb_wake_leader(s->st.leader, true);
 }

@@ -52,7 +52,8 @@
  *                      done_drained_locked
  *                      (invoke_done, fork child)
  *                    INLINE, TAKEOVER -> OFFLOADED ->
- *                      INLINE: set_offloaded (cpu.c)
+ *                      INLINE: set_offloaded (cpu.c
+ *                      setup, entry.c)
  * st.attached        1: attach (nocb.c spawn; g.lock) attached =>
  *                    0: forget_threads (nocb.c        leader->exists (whenever
  *                      forget_all; g.lock or fork     g.lock is free)

@@ -316,7 +316,9 @@ static int set_offload(const char *call, int cpu, bool on)
 
 	if (ret < 0)
 		return ret;
-	orcu__cpu_set_offload(cpu, on);
+	orcu__slot_set_offloaded(orcu__slot_of(cpu), on);
+	/* The leader re-decides who invokes this slot's ready callbacks. */
+	orcu__nocb_wake_leader(orcu__slot_of(cpu)->st.leader, true);
 	return 0;
 }
 
