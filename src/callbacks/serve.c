@@ -71,7 +71,7 @@ int orcu__serve_start_locked(void)
 	gp = orcu__gp_start_thread();
 	slots = orcu__cpu_start_slots();
 	/* Pairs with the acquire loads of `started` (orcu__ensure_started(),
-	 * orcu__inline_poll(), orcu_reclaim_lazy()): the threads' records
+	 * orcu__inline_poll_slow(), orcu_reclaim_lazy()): the threads' records
 	 * are set up. */
 	orcu__store_release(&orcu__g.started, 1);
 	/* Relaxed: a rate limit, under orcu__g.lock. */

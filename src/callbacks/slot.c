@@ -226,7 +226,7 @@ void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to)
 		orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
 	else if (to == ORCU__SLOT_OFFLOADED)
 		orcu__fetch_sub_relaxed(&orcu__g.nr_inline, 1);
-	/* Order: cb_lock; readers without it (orcu__inline_poll(), nocb.c)
+	/* Order: cb_lock; readers without it (orcu__inline_poll_slow(), nocb.c)
 	 * only take a hint and claim callbacks under cb_lock. */
 	orcu__store_relaxed(&s->st.mode, (int)to);
 }

@@ -120,7 +120,7 @@ int orcu__ensure_started_slow(void)
 
 /* ------------------------------------------------------------------ */
 /* Inline slots: an application thread at a quiescent point runs a batch
- * (orcu__inline_poll() in entry.h checks nr_inline first). */
+ * (orcu__quiescent_point() in entry.h checks nr_inline first). */
 
 void orcu__inline_poll_slow(void)
 {
