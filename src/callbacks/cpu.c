@@ -115,18 +115,6 @@ int orcu__getcpu_slow(void)
 	return cpu < 0 ? 0 : cpu;
 }
 
-/* The library is configured (entry.c): cpu names a possible slot, or
- * -EINVAL and one line naming call. */
-int orcu__cpu_check(const char *call, int cpu)
-{
-	if (cpu < 0 || cpu >= orcu__g.nr_possible) {
-		orcu__warn("%s: CPU %d is not a possible CPU (0..%d)", call, cpu,
-			   orcu__g.nr_possible - 1);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* Under orcu__g.lock: another slot is online. */
 static bool other_online_slot(int avoid)
 {

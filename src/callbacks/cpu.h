@@ -14,7 +14,6 @@ void orcu__mark_seen(struct orcu__slot *s);
 int orcu__getcpu_slow(void);
 int orcu__cpu_start_slots(void);
 /* The halves of the public CPU calls that entry.c completes. */
-int orcu__cpu_check(const char *call, int cpu);
 int orcu__cpu_online(int cpu);
 int orcu__cpu_offline(int cpu);
 

@@ -271,7 +271,12 @@ static int check_cpu(const char *call, int cpu)
 {
 	int ret = orcu__ensure_init();
 
-	return ret < 0 ? ret : orcu__cpu_check(call, cpu);
+	if (ret == 0 && (cpu < 0 || cpu >= orcu__g.nr_possible)) {
+		orcu__warn("%s: CPU %d is not a possible CPU (0..%d)", call, cpu,
+			   orcu__g.nr_possible - 1);
+		ret = -EINVAL;
+	}
+	return ret;
 }
 
 int orcu_thread_bind_cpu(int cpu)
