@@ -3,15 +3,15 @@
  * every module shares (the global state orcu__g, the per-thread record
  * orcu__tls, the counters), the macros every module uses, messages, the
  * clock, futexes and library threads.  Every module's header includes
- * it but atomics.h, seq.h, event.h, trace.h, cpulist.h, cblist.h,
- * call.h and urcu_abi/abi.h.
+ * it but atomics.h, seq.h, event.h, trace.h, cpulist.h, cblist.h and
+ * urcu_abi/abi.h.
  *
  * The modules, bottom up: each calls only those before it, but for the
  * one upward call named below.  Each offers the others a header of its
  * own (gp.c: gp.h) in its layer's folder (src/base, src/readers,
- * src/callbacks, src/top), but for stats.c, compat.c and urcu_flavor.c,
- * which offer none; lifecycle.h is only its link anchor, and the files
- * of src/compat/urcu_abi share abi.h.
+ * src/callbacks, src/top), but for call.c, stats.c, compat.c and
+ * urcu_flavor.c, which offer none; lifecycle.h is only its link anchor,
+ * and the files of src/compat/urcu_abi share abi.h.
  *   src/base: cpulist.c (parsers; libc only); os.c (messages, clock,
  *   futexes, library threads, the shared records); mpsc.c (the shared
  *   queues), delay.c (debug hooks); cblist.c (the segmented list);

@@ -1,7 +1,8 @@
 /*
  * cpu.c - the CPU model: possible slots, online and offloaded sets, the
  * virtual topology, which slot the calling thread posts to, hotplug
- * (orcu_cpu_online/offline) and run-time (de)offloading.  Calls nocb.c to
+ * (orcu_cpu_online/offline); run-time (de)offloading is the slot's mode
+ * (slot.c), set by entry.c.  Calls nocb.c to
  * spawn a slot's threads and wake leaders, slot.c to set slots up, and
  * os.c.  Its public calls are in entry.c, which configures and starts the
  * library first.
@@ -71,15 +72,6 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 	return 0;
 }
 
-/* Threads exist for online slots, and for slots that went offline with
- * work left (their own threads drain them in place). */
-static bool needs_threads(struct orcu__slot *s)
-{
-	if (orcu__slot_online(s))
-		return true;
-	return orcu__slot_ever_online(s) && orcu__slot_has_work(s);
-}
-
 /* Under orcu__g.lock: threads for every slot that needs them.  Returns
  * the first creation error (the slots concerned are served degraded). */
 int orcu__cpu_start_slots(void)
@@ -89,11 +81,13 @@ int orcu__cpu_start_slots(void)
 	ORCU__ASSERT_HELD(&orcu__g.lock);
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = orcu__slot_of(i);
-		int err;
+		int err = 0;
 
-		if (!needs_threads(s))
-			continue;
-		err = orcu__nocb_spawn_slot(s);
+		/* Threads exist for online slots, and for slots that went
+		 * offline with work left (their own threads drain them in
+		 * place). */
+		if (orcu__slot_online(s) || (orcu__slot_ever_online(s) && orcu__slot_has_work(s)))
+			err = orcu__nocb_spawn_slot(s);
 		if (err < 0 && ret == 0)
 			ret = err;
 	}
@@ -121,18 +115,6 @@ int orcu__getcpu_slow(void)
 	return cpu < 0 ? 0 : cpu;
 }
 
-/* The library is configured (entry.c): cpu names a possible slot, or
- * -EINVAL and one line naming call. */
-int orcu__cpu_check(const char *call, int cpu)
-{
-	if (cpu < 0 || cpu >= orcu__g.nr_possible) {
-		orcu__warn("%s: CPU %d is not a possible CPU (0..%d)", call, cpu,
-			   orcu__g.nr_possible - 1);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* Under orcu__g.lock: another slot is online. */
 static bool other_online_slot(int avoid)
 {
@@ -145,10 +127,9 @@ static bool other_online_slot(int avoid)
 /* orcu_cpu_online (entry.c): cpu was checked and the library started. */
 int orcu__cpu_online(int cpu)
 {
-	struct orcu__slot *s;
-	int ret = 0;
+	struct orcu__slot *s = orcu__slot_of(cpu);
+	int ret;
 
-	s = orcu__slot_of(cpu);
 	pthread_mutex_lock(&orcu__g.lock);
 	orcu__slot_set_online(s);
 	ret = orcu__nocb_spawn_slot(s);
@@ -174,14 +155,4 @@ int orcu__cpu_offline(int cpu)
 	if (ret)
 		orcu__warn("orcu_cpu_offline: CPU %d is the last online CPU", cpu);
 	return ret;
-}
-
-/* orcu_cpu_offload / orcu_cpu_deoffload (entry.c): cpu was checked. */
-void orcu__cpu_set_offload(int cpu, bool on)
-{
-	struct orcu__slot *s = orcu__slot_of(cpu);
-
-	orcu__slot_set_offloaded(s, on);
-	/* The leader re-decides who invokes this slot's ready callbacks. */
-	orcu__nocb_wake_leader(s->st.leader, true);
 }

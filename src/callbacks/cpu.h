@@ -1,6 +1,6 @@
 /*
- * cpu.h - the interface of cpu.c, the CPU model: slot setup, hotplug,
- * offloading, and the slot the calling thread posts to.
+ * cpu.h - the interface of cpu.c, the CPU model: slot setup, hotplug
+ * and the slot the calling thread posts to.
  */
 #ifndef ORCU_CPU_H
 #define ORCU_CPU_H
@@ -14,10 +14,8 @@ void orcu__mark_seen(struct orcu__slot *s);
 int orcu__getcpu_slow(void);
 int orcu__cpu_start_slots(void);
 /* The halves of the public CPU calls that entry.c completes. */
-int orcu__cpu_check(const char *call, int cpu);
 int orcu__cpu_online(int cpu);
 int orcu__cpu_offline(int cpu);
-void orcu__cpu_set_offload(int cpu, bool on);
 
 /* The slot the calling thread posts to (cpu.c): its library slot, the
  * slot it bound itself to, or the CPU it runs on, read from the rseq area

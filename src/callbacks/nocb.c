@@ -64,23 +64,9 @@
 #include <string.h>
 #include <time.h>
 
-static bool flat(void)
-{
-	return orcu__g.stride == 1;
-}
-
 /* Leaders between publishing gp_waiting and clearing it: a GP end with
  * none skips the walk over every group. */
 static _Atomic int leaders_waiting;
-
-/* Bit of leader l in orcu__g.leader_gp_wait. */
-static _Atomic uint64_t *gp_wait_word(const struct orcu__leader *l, uint64_t *bit)
-{
-	int g = l->first / orcu__g.stride;
-
-	*bit = 1ull << (g % 64);
-	return &orcu__g.leader_gp_wait[g / 64];
-}
 
 /* A GP ended (gp.c's end hook): wake the leaders waiting for it. */
 void orcu__nocb_gp_done(unsigned long seq)
@@ -271,20 +257,19 @@ static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
 {
 	int mode = orcu__load_relaxed(&s->st.mode);
 
-	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->st.hurry) &&
-	    orcu__slot_online(s)) {
-		if (!orcu__load_relaxed(&s->inv.inline_ready)) {
-			orcu__slot_offer_inline_locked(s, now + (uint64_t)orcu__g.inline_takeover_ms *
-									  1000000ull);
-			scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
-			return;
-		}
-		if (now < s->inv.inline_deadline_ns) {
-			scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
-			return;
-		}
-	}
 	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->st.hurry)) {
+		if (orcu__slot_online(s)) {
+			if (!orcu__load_relaxed(&s->inv.inline_ready)) {
+				orcu__slot_offer_inline_locked(
+					s, now + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull);
+				scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
+				return;
+			}
+			if (now < s->inv.inline_deadline_ns) {
+				scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
+				return;
+			}
+		}
 		orcu__slot_take_over_locked(s);
 		orcu__count(takeovers, 1);
 	} else if (mode != ORCU__SLOT_TAKEOVER) {
@@ -337,7 +322,7 @@ static void leader_sleep(struct orcu__leader *l, int64_t timeout_ns)
 	 * post before our re-scan or its read of `sleep` after our store
 	 * (pair #3; no C11 order does this: membarrier(2) promises it).
 	 * With no queue owned in the group (seq_cst, pairs with the claimer's
-	 * count in postq.c owners_add()), nobody posts that way. */
+	 * count in postq.c claim()), nobody posts that way. */
 	if (orcu__load_seq_cst(&l->postq_owners) && orcu__load_relaxed(&orcu__has_membarrier))
 		orcu__membarrier_master();
 	if (group_has_new(l) || orcu__load_relaxed(&l->force) ||
@@ -363,7 +348,7 @@ static long leader_invoke(struct orcu__leader *l)
 		/* Order: none needed for attached (orcu__slot_attach()). */
 		if (orcu__load_relaxed(&s->st.attached) &&
 		    !orcu__load_relaxed(&s->st.has_follower))
-			n += orcu__slot_invoke_done(s, 0, false);
+			n += orcu__slot_invoke_done(s, 0);
 	}
 	return n;
 }
@@ -371,8 +356,10 @@ static long leader_invoke(struct orcu__leader *l)
 /* Wait for the GP that the group's earliest callbacks need. */
 static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 {
-	_Atomic uint64_t *wait_word;
-	uint64_t bit;
+	/* The group's bit in orcu__g.leader_gp_wait. */
+	int g = l->first / orcu__g.stride;
+	_Atomic uint64_t *wait_word = &orcu__g.leader_gp_wait[g / 64];
+	uint64_t bit = 1ull << (g % 64);
 	uint32_t ticket;
 
 	if (!orcu__gp_thread_running()) {
@@ -385,7 +372,6 @@ static void leader_wait_gp(struct orcu__leader *l, const struct scan *sc)
 	 * scan_slot() reads gp_seq again behind a fence. */
 	if (orcu__seq_done(orcu__load_relaxed(&orcu__gp_seq), sc->first))
 		return;
-	wait_word = gp_wait_word(l, &bit);
 	/* Order: published by the seq_cst fetch_or of our bit below. */
 	orcu__store_relaxed(&l->gp_wait_seq, sc->first);
 	/* Pairs with the seq_cst loads in orcu__nocb_gp_done(); the re-check
@@ -475,7 +461,7 @@ static void *follower_main(void *arg)
 		}
 		if (follower_has_work(s)) {
 			orcu__slot_unlock(s);
-			orcu__slot_invoke_done(s, 0, false);
+			orcu__slot_invoke_done(s, 0);
 			continue;
 		}
 		/* Set under cb_lock: a waker that makes work for us holds it
@@ -495,10 +481,10 @@ static void *follower_main(void *arg)
 /* ------------------------------------------------------------------ */
 /* Spawning and stopping */
 
-/* Under orcu__g.lock.  Threads for slot s: its follower (unless flat) and
- * its group's leader.  0, or the -errno of a creation that failed; the
- * slot is attached only once its leader runs (point 6), and a missing
- * follower leaves invocation to the leader. */
+/* Under orcu__g.lock.  Threads for slot s: its follower (unless flat,
+ * stride 1) and its group's leader.  0, or the -errno of a creation that
+ * failed; the slot is attached only once its leader runs (point 6), and a
+ * missing follower leaves invocation to the leader. */
 int orcu__nocb_spawn_slot(struct orcu__slot *s)
 {
 	struct orcu__leader *l = s->st.leader;
@@ -512,7 +498,7 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 	/* Past ORCU_MAX_THREADS a slot goes without a follower (its leader
 	 * invokes) and a group without a leader (its slots are served in
 	 * place, serve.c rule b). */
-	if (!flat() && !orcu__load_relaxed(&s->st.has_follower) &&
+	if (orcu__g.stride != 1 && !orcu__load_relaxed(&s->st.has_follower) &&
 	    orcu__thread_budget_ok()) {
 		snprintf(name, sizeof(name), "orcu-oc/%d", s->st.cpu);
 		orcu__slot_follower_reset(s);

@@ -242,14 +242,6 @@ struct orcu__postq *orcu__postq_new(struct orcu__slot *s)
 /* ------------------------------------------------------------------ */
 /* Ownership (points 4 to 7) */
 
-static void owners_add(struct orcu__slot *s, int n)
-{
-	/* seq_cst: pairs with the leader's read of postq_owners after it
-	 * published that it sleeps (nocb.c leader_sleep()); a claimer's first
-	 * post then fences (call.c). */
-	orcu__fetch_add_seq_cst(&s->st.leader->postq_owners, n);
-}
-
 static struct orcu__postq *claim(struct orcu__slot *s)
 {
 	struct orcu__postq *q;
@@ -269,7 +261,10 @@ static struct orcu__postq *claim(struct orcu__slot *s)
 			return NULL;
 		orcu__slot_add_postq(s, q);
 	}
-	owners_add(s, 1);
+	/* seq_cst: pairs with the leader's read of postq_owners after it
+	 * published that it sleeps (nocb.c leader_sleep()); a claimer's first
+	 * post then fences (call.c). */
+	orcu__fetch_add_seq_cst(&s->st.leader->postq_owners, 1);
 	return q;
 }
 

@@ -71,7 +71,7 @@ int orcu__serve_start_locked(void)
 	gp = orcu__gp_start_thread();
 	slots = orcu__cpu_start_slots();
 	/* Pairs with the acquire loads of `started` (orcu__ensure_started(),
-	 * orcu__inline_poll(), orcu_reclaim_lazy()): the threads' records
+	 * orcu__inline_poll_slow(), orcu_reclaim_lazy()): the threads' records
 	 * are set up. */
 	orcu__store_release(&orcu__g.started, 1);
 	/* Relaxed: a rate limit, under orcu__g.lock. */
@@ -88,24 +88,26 @@ int orcu__serve_start_locked(void)
 	return -EAGAIN;
 }
 
-/* Stopped (orcu_shutdown(), a fork child): start; degraded: retry if the
- * backoff allows.  Relaxed loads: decided again under the lock, which a
- * caller ending a GP only tries. */
+/* Stopped (orcu_shutdown(), a fork child), or degraded and the backoff
+ * allows a retry. */
+static bool start_due(void)
+{
+	return !orcu__load_relaxed(&orcu__g.started) ||
+	       (orcu__load_relaxed(&orcu__g.degraded) &&
+		orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns));
+}
+
+/* Start the threads when start_due().  Relaxed loads: decided again
+ * under the lock, which a caller ending a GP only tries. */
 void orcu__retry(bool wait)
 {
-	bool stopped = !orcu__load_relaxed(&orcu__g.started);
-
-	if (!stopped && (!orcu__load_relaxed(&orcu__g.degraded) ||
-			 orcu__now_ns() < orcu__load_relaxed(&orcu__g.retry_after_ns)))
+	if (!start_due())
 		return;
 	if (wait)
 		pthread_mutex_lock(&orcu__g.lock);
 	else if (pthread_mutex_trylock(&orcu__g.lock))
 		return;
-	if (orcu__load_relaxed(&orcu__g.initialized) &&
-	    (!orcu__load_relaxed(&orcu__g.started) ||
-	     (orcu__load_relaxed(&orcu__g.degraded) &&
-	      orcu__now_ns() >= orcu__load_relaxed(&orcu__g.retry_after_ns))))
+	if (orcu__load_relaxed(&orcu__g.initialized) && start_due())
 		orcu__serve_start_locked();
 	pthread_mutex_unlock(&orcu__g.lock);
 }
@@ -153,7 +155,7 @@ static void serve_slot(struct orcu__slot *s)
 	}
 	orcu__slot_unlock(s);
 	entered = orcu__qsbr_enter_for_callbacks();
-	orcu__slot_invoke_done(s, 0, false);
+	orcu__slot_invoke_done(s, 0);
 	orcu__qsbr_leave_for_callbacks(entered);
 }
 

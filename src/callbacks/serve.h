@@ -22,7 +22,7 @@ void orcu__serve_gp_asked(void);             /* orcu_start_poll() and no GP thre
 void orcu__serve_after_stop(void);           /* orcu_shutdown(), threads joined */
 void orcu__serve_mark_pending(void);         /* fork child, late configuration */
 void orcu__serve_gp_turn(bool serve);        /* orcu__gp_serve_hook */
-void orcu__safe_point_slow(void);
+void orcu__safe_point_slow(void);            /* entry.h orcu__quiescent_point() */
 
 /* Work no library thread serves (serve.c rule b), published by the
  * caller and followed by a fence: leave it to a waiter or safe point.
@@ -39,16 +39,6 @@ static inline bool orcu__serve_wanted(void)
 {
 	return orcu__unlikely(orcu__load_relaxed(&orcu__g.unserved) |
 			      orcu__load_relaxed(&orcu__g.degraded));
-}
-
-/* An application thread's safe point (orcu_quiescent_state(),
- * orcu_thread_online/offline()): when no GP thread runs, it serves slots
- * without threads and the GPs asked for, and retries missing threads
- * (serve.c rule b). */
-static inline void orcu__safe_point(void)
-{
-	if (orcu__serve_wanted())
-		orcu__safe_point_slow();
 }
 
 #endif

@@ -119,8 +119,7 @@ void orcu__slot_init(struct orcu__slot *s, int cpu, struct orcu__leader *leader)
 	orcu__mpsc_init(&s->post.lazyq);
 	pthread_mutex_init(&s->inv.cb_lock, NULL);
 	orcu__cblist_init(&s->inv.cbl);
-	s->st.life = ORCU__SLOT_NEVER_ONLINE;
-	s->st.mode = ORCU__SLOT_INLINE;
+	/* NEVER_ONLINE, INLINE: zeros, as for slot 0. */
 }
 
 void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
@@ -132,11 +131,8 @@ void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
 #ifdef ORCU_DEBUG
 #define check_list(s) orcu__cblist_check(&(s)->inv.cbl)
 
-static void rule_broken(const struct orcu__slot *s, const char *file, int line,
-			const char *rule) __attribute__((noreturn));
-
-static void rule_broken(const struct orcu__slot *s, const char *file, int line,
-			const char *rule)
+__attribute__((noreturn)) static void rule_broken(const struct orcu__slot *s, const char *file, int line,
+						  const char *rule)
 {
 	orcu__die("%s:%d: CPU %d's slot breaks %s (slot.h) at cb_lock unlock: life %d "
 		  "mode %d DONE %s inline_ready %d invoking %d rest %p in_chain %d "
@@ -230,7 +226,7 @@ void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to)
 		orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
 	else if (to == ORCU__SLOT_OFFLOADED)
 		orcu__fetch_sub_relaxed(&orcu__g.nr_inline, 1);
-	/* Order: cb_lock; readers without it (orcu__inline_poll(), nocb.c)
+	/* Order: cb_lock; readers without it (orcu__inline_poll_slow(), nocb.c)
 	 * only take a hint and claim callbacks under cb_lock. */
 	orcu__store_relaxed(&s->st.mode, (int)to);
 }
@@ -245,15 +241,14 @@ static void done_drained_locked(struct orcu__slot *s)
 }
 
 /* orcu_cpu_offload / orcu_cpu_deoffload.  The caller wakes the leader,
- * which re-decides who invokes the slot's ready callbacks. */
+ * which re-decides who invokes the slot's ready callbacks.  The offer to
+ * inline invokers is withdrawn (already 0 when deoffloading: [C5]). */
 void orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
 {
 	orcu__slot_lock(s);
-	if (on && !orcu__slot_offloaded(s)) {
-		orcu__slot_set_mode_locked(s, ORCU__SLOT_OFFLOADED);
+	if (on != orcu__slot_offloaded(s)) {
+		orcu__slot_set_mode_locked(s, on ? ORCU__SLOT_OFFLOADED : ORCU__SLOT_INLINE);
 		orcu__store_relaxed(&s->inv.inline_ready, 0);
-	} else if (!on && orcu__slot_offloaded(s)) {
-		orcu__slot_set_mode_locked(s, ORCU__SLOT_INLINE);
 	}
 	orcu__slot_unlock(s);
 }
@@ -283,7 +278,8 @@ void orcu__slot_forget_threads(struct orcu__slot *s)
 /* ------------------------------------------------------------------ */
 /* The follower's record (nocb.c runs the thread) */
 
-/* Under orcu__g.lock, before its follower thread is created (none runs). */
+/* Under orcu__g.lock, before its follower thread is created, or in a fork
+ * child (none runs). */
 void orcu__slot_follower_reset(struct orcu__slot *s)
 {
 	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
@@ -403,20 +399,30 @@ void orcu__slot_report_orphan(struct orcu__slot *s)
 		   s->st.cpu, orcu__slot_pending(s));
 }
 
+/* Under cb_lock: n heads taken from a queue, first to last, at the end
+ * of the list. */
+static void enlist(struct orcu__slot *s, struct orcu_head *first, struct orcu_head *last, long n)
+{
+	if (!n)
+		return;
+	orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
+	s->inv.n_listed += (unsigned long)n;
+}
+
 /*
  * Move what was posted (and, with take_lazy, what is held lazily) into the
- * segmented list.  Caller holds s->inv.cb_lock.  Returns how many moved.
+ * segmented list.  Caller holds s->inv.cb_lock.
  * Point 7: the posting queues' counts are read first, the shared queue
  * taken next, and its heads go in first: a thread that posted to the
  * shared queue and then to a queue of its own (it came back to this slot)
  * has its later heads counted only if its earlier ones are in the shared
  * queue by then.
  */
-long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
+void orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 {
 	struct orcu_head *first, *last;
 	struct orcu__postq *qs = orcu__load_acquire(&s->st.postqs);
-	long n, total = 0, pq = 0;
+	long n;
 
 	orcu__slot_assert_locked(s);
 	/* Pairs with the release push in orcu__slot_add_postq() (slot.h). */
@@ -424,34 +430,21 @@ long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 		q->snap = orcu__postq_published(q);
 	if (take_lazy && orcu__load_relaxed(&s->post.n_lazy)) {
 		n = orcu__mpsc_take(&s->post.lazyq, &first, &last);
-		if (n) {
-			orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
-			s->inv.n_listed += (unsigned long)n;
-			orcu__fetch_sub_relaxed(&s->post.n_lazy, n);
-			total += n;
-		}
+		enlist(s, first, last, n);
+		orcu__fetch_sub_relaxed(&s->post.n_lazy, n);
 	}
 	n = orcu__mpsc_take(&s->post.newq, &first, &last);
-	if (n) {
-		orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
-		s->inv.n_listed += (unsigned long)n;
-		total += n;
-	}
+	enlist(s, first, last, n);
 	for (struct orcu__postq *q = qs; q; q = q->next) {
 		unsigned long from = orcu__load_relaxed(&q->taken);
 
 		n = orcu__postq_take(q, q->snap, &first, &last);
-		if (n) {
-			orcu__cblist_enqueue_chain(&s->inv.cbl, first, last, n);
-			s->inv.n_listed += (unsigned long)n;
-		}
+		enlist(s, first, last, n);
 		/* Second posts left out (postq.c) were counted by their
 		 * queue and will never run: done.  Release, as note_invoked(). */
 		if ((long)(q->snap - from) != n)
 			orcu__fetch_add_release(&s->cnt.n_done, (long)(q->snap - from) - n);
-		pq += n;
 	}
-	return total + pq;
 }
 
 /* Under cb_lock: move what waited for GPs ended by `cur` to DONE, tag what
@@ -579,7 +572,7 @@ static void chain_begin(struct orcu__slot *s)
 			uint32_t ticket = orcu__event_prepare(&fork_event);
 
 			/* Pairs with the decrement and notify in
-			 * orcu__slots_fork_resume(). */
+			 * orcu__slots_fork_resume_parent(). */
 			if (!orcu__load_seq_cst(&fork_pending)) {
 				orcu__event_cancel(&fork_event);
 				break;
@@ -646,18 +639,20 @@ void orcu__slots_fork_quiesce(void)
 	}
 }
 
-/* After fork, every library lock released.  In the child no claimer is
- * parked (they were other threads) and no other fork is in progress. */
-void orcu__slots_fork_resume(bool child)
+/* After fork, every library lock released: the parent's claimers go on.
+ * Pairs with the re-check in chain_begin() (the notify fences). */
+void orcu__slots_fork_resume_parent(void)
 {
-	if (child) {
-		orcu__store_relaxed(&fork_pending, 0);
-		orcu__event_reset(&fork_event);
-		return;
-	}
-	/* Pairs with the re-check in chain_begin() (the notify fences). */
 	orcu__fetch_sub_release(&fork_pending, 1);
 	orcu__event_notify_all(&fork_event);
+}
+
+/* In the child no claimer is parked (they were other threads) and no
+ * other fork is in progress. */
+void orcu__slots_fork_resume_child(void)
+{
+	orcu__store_relaxed(&fork_pending, 0);
+	orcu__event_reset(&fork_event);
 }
 
 /* ------------------------------------------------------------------ */
@@ -714,11 +709,12 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain)
  * all) ready callbacks on this thread, again while more are ready and
  * there is no limit.  Returns how many were invoked; 0 if none were ready
  * or another thread holds the claim.  The caller holds no library lock.
- * With a limit, a thread that found the claim busy left its work to us:
- * the caller hands what is left to the slot's threads
- * (orcu__nocb_hand_back()).
+ * A limit is an inline batch (entry.c; ORCU_INLINE_BATCH is at least 1),
+ * counted in n_inline.  With a limit, a thread that found the claim busy
+ * left its work to us: the caller hands what is left to the slot's
+ * threads (orcu__nocb_hand_back()).
  */
-long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
+long orcu__slot_invoke_done(struct orcu__slot *s, long limit)
 {
 	struct orcu_head *chain;
 	long n, total = 0;
@@ -752,7 +748,7 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline)
 		invoked = orcu__load_relaxed(&s->cnt.n_invoked);
 		invoke_chain(s, chain);
 		total += n;
-		if (is_inline)
+		if (limit > 0)
 			orcu__fetch_add_relaxed(&s->cnt.n_inline,
 						orcu__load_relaxed(&s->cnt.n_invoked) - invoked);
 
@@ -850,7 +846,6 @@ void orcu__slots_after_fork_child(void)
 		orcu__event_reset(&s->cnt.drain);
 		done_drained_locked(s);
 		orcu__store_relaxed(&s->inv.lazy_armed, 0);
-		orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_AWAKE);
-		orcu__event_reset(&s->fol.wake);
+		orcu__slot_follower_reset(s);
 	}
 }

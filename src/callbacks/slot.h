@@ -52,7 +52,8 @@
  *                      done_drained_locked
  *                      (invoke_done, fork child)
  *                    INLINE, TAKEOVER -> OFFLOADED ->
- *                      INLINE: set_offloaded (cpu.c)
+ *                      INLINE: set_offloaded (cpu.c
+ *                      setup, entry.c)
  * st.attached        1: attach (nocb.c spawn; g.lock) attached =>
  *                    0: forget_threads (nocb.c        leader->exists (whenever
  *                      forget_all; g.lock or fork     g.lock is free)
@@ -81,7 +82,7 @@
  *                    0: withdraw_inline_locked        NEVER_ONLINE.  The clear
  *                      (scan_done),                   without cb_lock only
  *                      done_drained_locked,           makes it 0, which every
- *                      set_offloaded(on) (cb_lock);   rule allows
+ *                      set_offloaded (cb_lock);       rule allows
  *                      forget_threads (no lock)
  * inv.n_listed       splice_new_locked,               only grows; >= started
  *                      entrain_marker (cb_lock)
@@ -99,11 +100,12 @@
  *                      (nocb.c wake_follower_locked), before its spawner stores
  *                      follower_stop (cb_lock);       it
  *                      follower_reset (g.lock, no
- *                      follower runs); fork child
+ *                      follower runs; also the fork
+ *                      child's)
  * fol.stop           1: follower_stop (cb_lock)       see fol.sleep
  *                    0: follower_reset (no follower)
- * fol.wake           reset: follower_reset, fork      the follower waits on it
- *                      child; notified by the wakers  (nocb.c)
+ * fol.wake           reset: follower_reset;           the follower waits on it
+ *                      notified by the wakers         (nocb.c)
  * marker             entrain_marker (barrier.c        one barrier at a time
  *                      mark_slot; cb_lock)            (barrier.c)
  * cnt.n_done         note_invoked (release; the       <= counted (BUG_ON there)
@@ -459,13 +461,13 @@ void orcu__slot_withdraw_inline_locked(struct orcu__slot *s);
 void orcu__slot_take_over_locked(struct orcu__slot *s);
 /* Lists */
 bool orcu__slot_has_new(struct orcu__slot *s);
-long orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
+void orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);
 bool orcu__slot_advance_locked(struct orcu__slot *s, unsigned long cur,
 			       unsigned long *first, unsigned long *last);
 void orcu__slot_entrain_marker(struct orcu__slot *s, void (*func)(struct orcu_head *));
 void orcu__slot_note_marker(void);
 /* Invocation */
-long orcu__slot_invoke_done(struct orcu__slot *s, long limit, bool is_inline);
+long orcu__slot_invoke_done(struct orcu__slot *s, long limit);
 bool orcu__slot_safe_to_invoke_here(void);
 bool orcu__slot_has_work(struct orcu__slot *s);
 void orcu__slot_report_orphan(struct orcu__slot *s);
@@ -475,6 +477,7 @@ void orcu__slots_unlock_all(void);
 void orcu__slots_after_fork_child(void);
 /* fork: stop every other invoker between two callbacks, and let them go */
 void orcu__slots_fork_quiesce(void);
-void orcu__slots_fork_resume(bool child);
+void orcu__slots_fork_resume_parent(void);
+void orcu__slots_fork_resume_child(void);
 
 #endif

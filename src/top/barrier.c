@@ -54,12 +54,22 @@
 static pthread_mutex_t barrier_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic unsigned long barrier_seq;
 static _Atomic long barrier_count;
-static struct orcu__event barrier_done; /* waiters sleep on it; barrier_finish() notifies */
+static struct orcu__event barrier_done; /* waiters sleep on it; barrier_count_down() notifies */
 
-static void barrier_finish(void)
+/* A marker ran, or the pass ended (barrier_start()): the last of them
+ * ends the barrier. */
+static void barrier_count_down(void)
 {
-	unsigned long s = orcu__load_relaxed(&barrier_seq);
+	unsigned long s;
+	/* Release: the callbacks ahead of a marker are done.  Acquire: the
+	 * last to count down passes every other countdown's release on to
+	 * the waiters.  Pairs with the other countdowns. */
+	long left = orcu__fetch_sub_acq_rel(&barrier_count, 1) - 1;
 
+	ORCU__BUG_ON(left < 0);
+	if (left > 0)
+		return;
+	s = orcu__load_relaxed(&barrier_seq);
 	/* Pairs with the acquire loads of barrier_seq in
 	 * orcu__barrier_timed(): what every marker's invoker saw done is
 	 * visible to the waiters.  The notify's fence orders it before the
@@ -71,20 +81,11 @@ static void barrier_finish(void)
 
 static void barrier_cb(struct orcu_head *h)
 {
-	long left;
-
 	(void)h;
 	/* What ran ahead of us on the slot is counted done first: pending
 	 * excludes it when the barrier returns (orcu_drain()). */
 	orcu__slot_note_marker();
-	/* Release: the callbacks ahead of this marker are done.  Acquire:
-	 * the last to count down (barrier_finish()) passes every other
-	 * countdown's release on to the waiters.  Pairs with the other
-	 * countdowns here and in barrier_start(). */
-	left = orcu__fetch_sub_acq_rel(&barrier_count, 1) - 1;
-	ORCU__BUG_ON(left < 0);
-	if (left == 0)
-		barrier_finish();
+	barrier_count_down();
 }
 
 /* In the pass: this barrier's marker for slot s, on s, and s's server
@@ -102,8 +103,6 @@ static void mark_slot(struct orcu__slot *s)
 
 static void barrier_start(void)
 {
-	long left;
-
 	orcu__store_relaxed(&barrier_seq, orcu__seq_start(orcu__load_relaxed(&barrier_seq)));
 	/* Someone waits for callbacks: GPs should not wait for a batch window. */
 	orcu__gp_set_unbatched(true);
@@ -119,11 +118,8 @@ static void barrier_start(void)
 	orcu__count(barriers_run, 1);
 	orcu__delay(ORCU__DELAY_BARRIER);
 	/* Drops the bias that kept markers from ending the barrier during
-	 * the pass; pairs with the countdowns in barrier_cb(). */
-	left = orcu__fetch_sub_acq_rel(&barrier_count, 1) - 1;
-	ORCU__BUG_ON(left < 0);
-	if (left == 0)
-		barrier_finish();
+	 * the pass. */
+	barrier_count_down();
 }
 
 /* How often a waiting barrier checks that something can make progress. */
@@ -149,7 +145,7 @@ int orcu__barrier_timed(int64_t deadline_ns)
 	for (;;) {
 		uint32_t ticket;
 
-		/* Pairs with the release in barrier_finish(). */
+		/* Pairs with the release in barrier_count_down(). */
 		if (orcu__seq_done(orcu__load_acquire(&barrier_seq), snap))
 			return 0;
 		pthread_mutex_lock(&barrier_lock);
@@ -157,7 +153,7 @@ int orcu__barrier_timed(int64_t deadline_ns)
 		 * one.  Acquire: a barrier we start after the last one ended
 		 * comes after its markers' invokers were done with them (it
 		 * entrains them again).  Pairs with the release in
-		 * barrier_finish(); an end it misses, the acquire below sees. */
+		 * barrier_count_down(); an end it misses, the acquire below sees. */
 		s = orcu__load_acquire(&barrier_seq);
 		if (!orcu__seq_in_progress(s) && !orcu__seq_done(s, snap))
 			barrier_start();
@@ -166,7 +162,7 @@ int orcu__barrier_timed(int64_t deadline_ns)
 			int64_t left = tick;
 
 			/* Pairs with the store that ends the barrier in
-			 * barrier_finish(), before its notify. */
+			 * barrier_count_down(), before its notify. */
 			ticket = orcu__event_prepare(&barrier_done);
 			s = orcu__load_acquire(&barrier_seq);
 			if (!orcu__seq_in_progress(s) || orcu__seq_done(s, snap)) {
@@ -183,7 +179,7 @@ int orcu__barrier_timed(int64_t deadline_ns)
 				if (rest < left)
 					left = rest;
 			}
-			/* The last marker's invoker wakes us (barrier_finish());
+			/* The last marker's invoker wakes us (barrier_count_down());
 			 * if no thread can run it, the timeout lets us serve
 			 * (serve.c rule b). */
 			if (orcu__event_wait(&barrier_done, ticket, left) == -ETIMEDOUT)
@@ -246,18 +242,13 @@ int orcu_drain(long timeout_ms)
  * Taken first in fork_prepare (barrier_start takes the slot locks inside
  * it), so no barrier is half-started across the fork;
  * markers already entrained are inherited with the lists and still end
- * that barrier in the child. */
-void orcu__barrier_fork_prepare(void)
+ * that barrier in the child.  Parent and child unlock alike. */
+void orcu__barrier_fork_lock(void)
 {
 	pthread_mutex_lock(&barrier_lock);
 }
 
-void orcu__barrier_fork_parent(void)
-{
-	pthread_mutex_unlock(&barrier_lock);
-}
-
-void orcu__barrier_fork_child(void)
+void orcu__barrier_fork_unlock(void)
 {
 	pthread_mutex_unlock(&barrier_lock);
 }

@@ -9,8 +9,7 @@
 
 /* barrier.c */
 int orcu__barrier_timed(int64_t deadline_ns);
-void orcu__barrier_fork_prepare(void);
-void orcu__barrier_fork_parent(void);
-void orcu__barrier_fork_child(void);
+void orcu__barrier_fork_lock(void);
+void orcu__barrier_fork_unlock(void); /* the parent's and the child's */
 
 #endif

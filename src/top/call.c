@@ -30,7 +30,6 @@
 #include "sanitize.h"
 #include "serve.h"
 #include "slot.h"
-#include "call.h"
 #include "entry.h"
 #include "trace.h"
 
@@ -325,8 +324,16 @@ void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *))
 /* ------------------------------------------------------------------ */
 /* Lazy callbacks */
 
-void orcu__flush_lazy_all(void)
+void orcu_reclaim_lazy(void)
 {
+	/* Lazy callbacks need threads: a fork child, or a library stopped by
+	 * orcu_shutdown(), starts them again, as a post would; one never
+	 * used stays so.  Acquire pairs with the stores of `initialized` and
+	 * `started` (entry.c). */
+	if (orcu__load_acquire(&orcu__g.initialized))
+		orcu__ensure_started();
+	if (!orcu__load_acquire(&orcu__g.started))
+		return;
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = orcu__slot_of(i);
 
@@ -338,16 +345,4 @@ void orcu__flush_lazy_all(void)
 		orcu__count(lazy_flushes, 1);
 		orcu__nocb_wake_leader(s->st.leader, true);
 	}
-}
-
-void orcu_reclaim_lazy(void)
-{
-	/* Lazy callbacks need threads: a fork child, or a library stopped by
-	 * orcu_shutdown(), starts them again, as a post would; one never
-	 * used stays so.  Acquire pairs with the stores of `initialized` and
-	 * `started` (entry.c). */
-	if (orcu__load_acquire(&orcu__g.initialized))
-		orcu__ensure_started();
-	if (orcu__load_acquire(&orcu__g.started))
-		orcu__flush_lazy_all();
 }

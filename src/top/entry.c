@@ -65,28 +65,30 @@ static int apply_conf(struct orcu__conf *c)
 	return 0;
 }
 
-/* Under orcu__g.lock: build and apply cfg (NULL: the environment). */
-static int init_locked(const struct orcu_config *cfg)
+/* Build and apply cfg (NULL: the environment) unless configured already:
+ * -EBUSY then (no configuration error is -EBUSY). */
+static int init_once(const struct orcu_config *cfg)
 {
 	struct orcu__conf c;
-	int ret = orcu__conf_build(cfg, &c);
+	int ret = -EBUSY;
 
-	if (ret == 0) {
-		ret = apply_conf(&c);
-		orcu__conf_free(&c);
+	pthread_mutex_lock(&orcu__g.lock);
+	/* Order: orcu__g.lock, held by apply_conf(). */
+	if (!orcu__load_relaxed(&orcu__g.initialized)) {
+		ret = orcu__conf_build(cfg, &c);
+		if (ret == 0) {
+			ret = apply_conf(&c);
+			orcu__conf_free(&c);
+		}
 	}
+	pthread_mutex_unlock(&orcu__g.lock);
 	return ret;
 }
 
 int orcu_init(const struct orcu_config *cfg)
 {
-	int ret = -EBUSY;
+	int ret = init_once(cfg);
 
-	pthread_mutex_lock(&orcu__g.lock);
-	/* Order: orcu__g.lock, held by apply_conf(). */
-	if (!orcu__load_relaxed(&orcu__g.initialized))
-		ret = init_locked(cfg);
-	pthread_mutex_unlock(&orcu__g.lock);
 	if (ret == -EBUSY)
 		orcu__warn("orcu_init: already initialised; call it before any other orcu call");
 	return ret == 0 ? orcu__ensure_started() : ret;
@@ -94,16 +96,13 @@ int orcu_init(const struct orcu_config *cfg)
 
 int orcu__ensure_init(void)
 {
-	int ret = 0;
+	int ret;
 
 	/* Pairs with the store in apply_conf(). */
 	if (orcu__likely(orcu__load_acquire(&orcu__g.initialized)))
 		return 0;
-	pthread_mutex_lock(&orcu__g.lock);
-	if (!orcu__load_relaxed(&orcu__g.initialized))
-		ret = init_locked(NULL);
-	pthread_mutex_unlock(&orcu__g.lock);
-	return ret;
+	ret = init_once(NULL);
+	return ret == -EBUSY ? 0 : ret;
 }
 
 int orcu__ensure_started_slow(void)
@@ -121,7 +120,7 @@ int orcu__ensure_started_slow(void)
 
 /* ------------------------------------------------------------------ */
 /* Inline slots: an application thread at a quiescent point runs a batch
- * (orcu__inline_poll() in entry.h checks nr_inline first). */
+ * (orcu__quiescent_point() in entry.h checks nr_inline first). */
 
 void orcu__inline_poll_slow(void)
 {
@@ -132,11 +131,10 @@ void orcu__inline_poll_slow(void)
 	if (!orcu__load_acquire(&orcu__g.started))
 		return;
 	s = orcu__current_slot();
-	if (orcu__likely(!orcu__load_relaxed(&s->inv.inline_ready)))
+	if (orcu__likely(!orcu__load_relaxed(&s->inv.inline_ready)) ||
+	    !orcu__slot_safe_to_invoke_here())
 		return;
-	if (!orcu__slot_safe_to_invoke_here())
-		return;
-	if (orcu__slot_invoke_done(s, orcu__g.inline_batch, true))
+	if (orcu__slot_invoke_done(s, orcu__g.inline_batch))
 		orcu__nocb_hand_back(s);
 }
 
@@ -273,18 +271,19 @@ static int check_cpu(const char *call, int cpu)
 {
 	int ret = orcu__ensure_init();
 
-	return ret < 0 ? ret : orcu__cpu_check(call, cpu);
+	if (ret == 0 && (cpu < 0 || cpu >= orcu__g.nr_possible)) {
+		orcu__warn("%s: CPU %d is not a possible CPU (0..%d)", call, cpu,
+			   orcu__g.nr_possible - 1);
+		ret = -EINVAL;
+	}
+	return ret;
 }
 
 int orcu_thread_bind_cpu(int cpu)
 {
 	int ret;
 
-	if (cpu == -1) {
-		orcu__tls.bound_cpu = -1;
-		return 0;
-	}
-	if ((ret = check_cpu("orcu_thread_bind_cpu", cpu)) < 0)
+	if (cpu != -1 && (ret = check_cpu("orcu_thread_bind_cpu", cpu)) < 0)
 		return ret;
 	orcu__tls.bound_cpu = cpu;
 	return 0;
@@ -322,7 +321,9 @@ static int set_offload(const char *call, int cpu, bool on)
 
 	if (ret < 0)
 		return ret;
-	orcu__cpu_set_offload(cpu, on);
+	orcu__slot_set_offloaded(orcu__slot_of(cpu), on);
+	/* The leader re-decides who invokes this slot's ready callbacks. */
+	orcu__nocb_wake_leader(orcu__slot_of(cpu)->st.leader, true);
 	return 0;
 }
 

@@ -23,21 +23,18 @@ static inline int orcu__ensure_started(void)
 	return orcu__ensure_started_slow();
 }
 
-/* An application thread at a quiescent point runs its inline slot's ready
- * callbacks (a batch).  Nothing to do while every slot is offloaded. */
-static inline void orcu__inline_poll(void)
+/* What an application thread does for orcu at each of its quiescent
+ * points (orcu_quiescent_state(), orcu_thread_online/offline()): its
+ * inline slot's ready callbacks (a batch; nothing to do while every slot
+ * is offloaded), then the safe point's work: when no GP thread runs, it
+ * serves slots without threads and the GPs asked for, and retries
+ * missing threads (serve.c rule b). */
+static inline void orcu__quiescent_point(void)
 {
 	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.nr_inline)))
 		orcu__inline_poll_slow();
-}
-
-/* What an application thread does for orcu at each of its quiescent
- * points (orcu_quiescent_state(), orcu_thread_online/offline()): inline
- * callbacks, then the safe point's work. */
-static inline void orcu__quiescent_point(void)
-{
-	orcu__inline_poll();
-	orcu__safe_point();
+	if (orcu__serve_wanted())
+		orcu__safe_point_slow();
 }
 
 #endif

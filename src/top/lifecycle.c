@@ -203,16 +203,6 @@ int orcu_shutdown(void)
 /* ------------------------------------------------------------------ */
 /* fork: the steps (points 1 to 5) */
 
-static void invokers_resume_parent(void)
-{
-	orcu__slots_fork_resume(false);
-}
-
-static void invokers_resume_child(void)
-{
-	orcu__slots_fork_resume(true);
-}
-
 static void global_lock(void)
 {
 	pthread_mutex_lock(&orcu__g.lock);
@@ -261,9 +251,9 @@ struct fork_step {
 /* In prepare order; parent and child run it bottom up. */
 static const struct fork_step fork_steps[] = {
 	{ "invokers", orcu__slots_fork_quiesce,
-	  invokers_resume_parent, invokers_resume_child },
-	{ "barrier_lock", orcu__barrier_fork_prepare,
-	  orcu__barrier_fork_parent, orcu__barrier_fork_child },
+	  orcu__slots_fork_resume_parent, orcu__slots_fork_resume_child },
+	{ "barrier_lock", orcu__barrier_fork_lock,
+	  orcu__barrier_fork_unlock, orcu__barrier_fork_unlock },
 	{ "free.c recs_lock", orcu__free_fork_prepare,
 	  orcu__free_fork_parent, orcu__free_fork_child },
 	{ "orcu__g.lock", global_lock, global_unlock, global_unlock },
