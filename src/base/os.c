@@ -193,7 +193,8 @@ uint64_t orcu__now_ns(void)
 #define FUTEX_WAIT_NR SYS_futex
 #endif
 
-static int futex_wait_raw(void *addr, uint32_t val, int64_t timeout_ns)
+/* Blocks only while *addr == val: a wake that came first is never lost. */
+int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns)
 {
 	struct timespec ts, *tsp = NULL;
 
@@ -202,15 +203,9 @@ static int futex_wait_raw(void *addr, uint32_t val, int64_t timeout_ns)
 		ts.tv_nsec = timeout_ns % 1000000000;
 		tsp = &ts;
 	}
-	if (syscall(FUTEX_WAIT_NR, addr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0) < 0)
+	if (syscall(FUTEX_WAIT_NR, (void *)addr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0) < 0)
 		return -errno;
 	return 0;
-}
-
-/* Blocks only while *addr == val: a wake that came first is never lost. */
-int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns)
-{
-	return futex_wait_raw((void *)addr, val, timeout_ns);
 }
 
 void orcu__futex_wake(void *addr, int n)
@@ -257,26 +252,17 @@ static void futex_hash_fit(long threads)
 	if (futex_hash_set < 0 || threads < FUTEX_HASH_FROM_THREADS ||
 	    threads * FUTEX_HASH_PER_THREAD / 2 <= futex_hash_set)
 		return;
-	if (!orcu__g.futex_hash) {
-		futex_hash_set = -1;
-		return;
-	}
 	for (want = 16; want < threads * FUTEX_HASH_PER_THREAD; want *= 2)
 		;
-	have = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0);
-	/* <= 0: no private hash (older kernel), or the global one in use. */
-	if (have <= 0) {
+	/* <= 0: no private hash (older kernel), or the global one in use;
+	 * 0 too when ORCU_FUTEX_HASH=0 leaves the table alone. */
+	have = orcu__g.futex_hash ? prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0) : 0;
+	if (have <= 0)
 		futex_hash_set = -1;
-		return;
-	}
-	if (have >= want) {
+	else if (have >= want)
 		futex_hash_set = have;
-		return;
-	}
-	if (prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, want, 0, 0) == 0)
-		futex_hash_set = want;
 	else
-		futex_hash_set = -1;
+		futex_hash_set = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, want, 0, 0) == 0 ? want : -1;
 }
 
 /* ------------------------------------------------------------------ */
