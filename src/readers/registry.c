@@ -142,25 +142,21 @@ void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
  */
 void orcu__membarrier_init(void)
 {
+	const char *why = "membarrier(PRIVATE_EXPEDITED) unavailable: readers use full fences";
+	int have = 0;
 	long mask;
 
 	if (orcu__env_bool("ORCU_NO_MEMBARRIER", 0)) {
-		if (!membarrier_checked)
-			orcu__warn("membarrier disabled by ORCU_NO_MEMBARRIER: readers use full fences");
-		membarrier_checked = 1;
-		orcu__store_relaxed(&orcu__has_membarrier, 0);
-		return;
-	}
-	mask = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-	if (mask >= 0 && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
-		orcu__store_relaxed(&orcu__has_membarrier, 1);
+		why = "membarrier disabled by ORCU_NO_MEMBARRIER: readers use full fences";
 	} else {
-		if (!membarrier_checked)
-			orcu__warn("membarrier(PRIVATE_EXPEDITED) unavailable: readers use full fences");
-		orcu__store_relaxed(&orcu__has_membarrier, 0);
+		mask = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+		have = mask >= 0 && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	}
+	if (!have && !membarrier_checked)
+		orcu__warn("%s", why);
 	membarrier_checked = 1;
+	orcu__store_relaxed(&orcu__has_membarrier, have);
 }
 
 /* A full barrier on this thread and, with membarrier, on every CPU running
@@ -523,11 +519,9 @@ bool orcu__qsbr_enter_for_callbacks(void)
 
 	if (r->kind != ORCU__KIND_QSBR || orcu__load_relaxed(&r->qs_seq))
 		return false;
-	/* As in orcu_thread_online(): the acquire pairs with the seq_cst
-	 * bump of qsbr_ctr in orcu__registry_wait_readers(); the fence
-	 * orders our store before the callbacks' reads. */
-	orcu__store_relaxed(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
-	orcu__fence_seq_cst();
+	/* As orcu_thread_online(): the fence orders our store before the
+	 * callbacks' reads. */
+	orcu__qsbr_online();
 	return true;
 }
 
@@ -574,22 +568,21 @@ static bool qsbr_holds(struct reader_rec *rec, unsigned long want)
 /* Under registry_lock: who holds the GP.  The report itself is emitted by
  * stall_emit() after the lock is dropped: a user's handler may call into
  * the library (register a thread, post a callback). */
-static void stall_collect(struct orcu_stall_info *out, uint64_t gp_start_ns,
+static void stall_collect(struct orcu_stall_info *info, uint64_t gp_start_ns,
 			  unsigned long cur, unsigned long want)
 {
-	struct orcu_stall_info info;
 	struct reader_rec *rec;
 
-	memset(&info, 0, sizeof(info));
-	info.gp_seq = orcu__load_relaxed(&orcu__gp_seq);
-	info.waited_ms = (long)((orcu__now_ns() - gp_start_ns) / 1000000);
+	memset(info, 0, sizeof(*info));
+	info->gp_seq = orcu__load_relaxed(&orcu__gp_seq);
+	info->waited_ms = (long)((orcu__now_ns() - gp_start_ns) / 1000000);
 	for (rec = registry.next; rec != &registry; rec = rec->next) {
 		bool memb = rec->kind == ORCU__KIND_MEMB;
 
 		if (memb ? !memb_holds(rec, cur) : !qsbr_holds(rec, want))
 			continue;
-		if (info.nr_readers < ORCU_STALL_MAX_READERS) {
-			struct orcu_stall_reader *sr = &info.readers[info.nr_readers];
+		if (info->nr_readers < ORCU_STALL_MAX_READERS) {
+			struct orcu_stall_reader *sr = &info->readers[info->nr_readers];
 
 			sr->tid = rec->tid;
 			if (pthread_getname_np(rec->thread, sr->name, sizeof(sr->name)))
@@ -597,41 +590,32 @@ static void stall_collect(struct orcu_stall_info *out, uint64_t gp_start_ns,
 			sr->flavor = memb ? "memb" : "qsbr";
 			sr->nesting = memb ? (orcu__load_relaxed(&rec->r->ctr) & ORCU__NEST_MASK) : 0;
 		}
-		info.nr_readers++;
+		info->nr_readers++;
 	}
-	*out = info;
-}
-
-static void stall_report(const struct orcu_stall_info *ip)
-{
-	const struct orcu_stall_info info = *ip;
-	void *arg;
-	orcu_stall_handler_t handler = orcu__stall_handler_get(&arg);
-
-	orcu__count(stalls_reported, 1);
-	if (handler) {
-		handler(&info, arg);
-		return;
-	}
-	fprintf(stderr, "orcu: stall: grace period %lu waiting %ld ms for %d reader(s):",
-		info.gp_seq, info.waited_ms, info.nr_readers);
-	for (int i = 0; i < info.nr_readers && i < ORCU_STALL_MAX_READERS; i++)
-		fprintf(stderr, " [tid %d \"%s\" %s nesting %lu]", info.readers[i].tid,
-			info.readers[i].name, info.readers[i].flavor,
-			info.readers[i].nesting);
-	fputc('\n', stderr);
 }
 
 /* The GP owner may be an application thread (a synchronize): it is not
  * cancelled in the handler or the report's writes, which would leave the
  * GP owned for ever.  A cancel waits for its next cancellation point. */
-static void stall_emit(const struct orcu_stall_info *ip)
+static void stall_emit(const struct orcu_stall_info *info)
 {
-	int old;
+	int old = orcu__nocancel_begin();
+	void *arg;
+	orcu_stall_handler_t handler = orcu__stall_handler_get(&arg);
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-	stall_report(ip);
-	pthread_setcancelstate(old, NULL);
+	orcu__count(stalls_reported, 1);
+	if (handler) {
+		handler(info, arg);
+	} else {
+		fprintf(stderr, "orcu: stall: grace period %lu waiting %ld ms for %d reader(s):",
+			info->gp_seq, info->waited_ms, info->nr_readers);
+		for (int i = 0; i < info->nr_readers && i < ORCU_STALL_MAX_READERS; i++)
+			fprintf(stderr, " [tid %d \"%s\" %s nesting %lu]", info->readers[i].tid,
+				info->readers[i].name, info->readers[i].flavor,
+				info->readers[i].nesting);
+		fputc('\n', stderr);
+	}
+	orcu__nocancel_end(old);
 }
 
 /*
@@ -809,9 +793,8 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 		else if (orcu__event_wait(&gp_wait_event, ticket, slice) == -ETIMEDOUT) {
 			ran_out = true;
 			slept = ticket;
-		}
-		if (ran_out)
 			orcu__count(gp_wait_slices, 1);
+		}
 		/* Still 1: nobody consumed our flag, the barrier still holds.
 		 * 0: a reader woke us; re-arm (with a new barrier) if needed.
 		 * Pairs with the exchange in orcu__reader_wake_gp(). */
