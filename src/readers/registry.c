@@ -108,13 +108,11 @@ struct reader_rec {
 	struct orcu__reader *r; /* the owner's TLS record */
 	pthread_t thread;
 	int tid;
-	int kind;
 };
 
 /* Registration and the GP's reader scans (cold for readers). */
 static pthread_mutex_t registry_lock ORCU__ALIGNED = PTHREAD_MUTEX_INITIALIZER;
-static struct reader_rec registry = { &registry, &registry, NULL, 0, 0, 0 };
-static int nr_memb; /* memb readers registered; under registry_lock */
+static struct reader_rec registry = { &registry, &registry, NULL, 0, 0 };
 /* Readers registered: written under registry_lock, read without it by a
  * GP that may find nobody to wait for. */
 static _Atomic int nr_readers;
@@ -137,8 +135,9 @@ void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
  * Under orcu__g.lock, before the library is started.  Order: relaxed
  * stores suffice; the flag reaches every user through a release chain: a
  * reader registers only after orcu__g.started is set (entry.c starts
- * the library before orcu__register()), and a GP reads it after it read nr_memb
- * under registry_lock, which that registration took.
+ * the library before orcu__register()), and a GP reads it after it scanned
+ * the readers under registry_lock (memb_unparked()), which that
+ * registration took.
  */
 void orcu__membarrier_init(void)
 {
@@ -235,7 +234,6 @@ int orcu__register(int kind, const char *call)
 	rec->r = r;
 	rec->thread = pthread_self();
 	rec->tid = (int)syscall(SYS_gettid);
-	rec->kind = kind;
 	pthread_mutex_lock(&registry_lock);
 	r->rec = rec;
 	r->kind = kind;
@@ -245,7 +243,6 @@ int orcu__register(int kind, const char *call)
 		/* Online from the start: pairs with the acquire in wait_readers. */
 		orcu__store_release(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
 	}
-	nr_memb += kind == ORCU__KIND_MEMB;
 	/* seq_cst: pairs with the load in orcu__registry_wait_readers(). */
 	orcu__store_seq_cst(&nr_readers, orcu__load_relaxed(&nr_readers) + 1);
 	rec->next = &registry;
@@ -279,7 +276,6 @@ void orcu_unregister_thread(void)
 	pthread_mutex_lock(&registry_lock);
 	rec->prev->next = rec->next;
 	rec->next->prev = rec->prev;
-	nr_memb -= rec->kind == ORCU__KIND_MEMB;
 	/* Release: our last section's reads happen before the end of a GP
 	 * that reads 0 here and skips the reader wait (point 5).  Pairs with
 	 * the seq_cst load in orcu__registry_has_readers(). */
@@ -311,7 +307,6 @@ void orcu__registry_after_fork_child(void)
 			rec->thread = pthread_self();
 			continue;
 		}
-		nr_memb -= rec->kind == ORCU__KIND_MEMB;
 		orcu__store_relaxed(&nr_readers, orcu__load_relaxed(&nr_readers) - 1);
 		rec->prev->next = rec->next;
 		rec->next->prev = rec->prev;
@@ -577,7 +572,7 @@ static void stall_collect(struct orcu_stall_info *info, uint64_t gp_start_ns,
 	info->gp_seq = orcu__load_relaxed(&orcu__gp_seq);
 	info->waited_ms = (long)((orcu__now_ns() - gp_start_ns) / 1000000);
 	for (rec = registry.next; rec != &registry; rec = rec->next) {
-		bool memb = rec->kind == ORCU__KIND_MEMB;
+		bool memb = rec->r->kind == ORCU__KIND_MEMB;
 
 		if (memb ? !memb_holds(rec, cur) : !qsbr_holds(rec, want))
 			continue;
@@ -704,7 +699,7 @@ static int scan_held(int pass, unsigned long cur, unsigned long want_q, bool all
 
 	pthread_mutex_lock(&registry_lock);
 	for (rec = registry.next; rec != &registry && (all || !held); rec = rec->next) {
-		if (rec->kind == ORCU__KIND_MEMB)
+		if (rec->r->kind == ORCU__KIND_MEMB)
 			held |= memb_holds(rec, cur) ? HELD_MEMB : 0;
 		else if (pass == 1)
 			held |= qsbr_holds(rec, want_q) ? HELD_QSBR : 0;
@@ -811,11 +806,9 @@ static bool memb_unparked(void)
 {
 	struct reader_rec *rec;
 
-	if (!nr_memb)
-		return false;
 	for (rec = registry.next; rec != &registry; rec = rec->next) {
 		/* Acquire pairs with the release in orcu__memb_park(). */
-		if (rec->kind == ORCU__KIND_MEMB &&
+		if (rec->r->kind == ORCU__KIND_MEMB &&
 		    orcu__load_acquire(&rec->r->ctr) != MEMB_PARKED)
 			return true;
 	}
