@@ -157,9 +157,7 @@ void orcu__warn(const char *fmt, ...)
 
 void orcu__misuse(const char *call, const char *what)
 {
-	orcu__nocancel_begin();
-	fprintf(stderr, "orcu: %s: %s\n", call, what);
-	abort();
+	orcu__die("%s: %s", call, what);
 }
 
 void orcu__assert_held(pthread_mutex_t *m, const char *file, int line,

@@ -109,11 +109,8 @@ void orcu__double_call_check(struct orcu_head *h, const char *call)
 	found = tfind(h, &pending_set, cmp_ptr);
 	if (found) {
 		pthread_mutex_unlock(&pending_lock);
-		/* Abort with the line: no cancel at its write. */
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-		fprintf(stderr, "orcu: %s: callback head %p posted twice while still pending (function %p)\n",
-			call, (void *)h, (void *)(uintptr_t)h->func);
-		abort();
+		orcu__die("%s: callback head %p posted twice while still pending (function %p)",
+			  call, (void *)h, (void *)(uintptr_t)h->func);
 	}
 	tsearch(h, &pending_set, cmp_ptr);
 	pthread_mutex_unlock(&pending_lock);
