@@ -133,13 +133,12 @@ bool orcu__cblist_advance(struct orcu__cblist *cbl, unsigned long cur_seq)
 
 	/* Keep "WAIT empty implies NEXT_READY empty", so accelerate always has
 	 * a free segment to hand out in list order.  WAIT is empty, so it
-	 * starts where NEXT_READY starts: only its end and tag move. */
+	 * starts where NEXT_READY starts: it takes NEXT_READY whole, tag and
+	 * all. */
 	if (orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT) &&
 	    !orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY)) {
-		cbl->tails[ORCU__CBL_WAIT] = cbl->tails[ORCU__CBL_NEXT_READY];
+		absorb(cbl, ORCU__CBL_WAIT, ORCU__CBL_NEXT_READY);
 		cbl->gp_seq[ORCU__CBL_WAIT] = cbl->gp_seq[ORCU__CBL_NEXT_READY];
-		cbl->len[ORCU__CBL_WAIT] = cbl->len[ORCU__CBL_NEXT_READY];
-		cbl->len[ORCU__CBL_NEXT_READY] = 0;
 	}
 	return !orcu__cblist_seg_empty(cbl, ORCU__CBL_DONE);
 }
