@@ -173,11 +173,13 @@ void orcu__assert_held(pthread_mutex_t *m, const char *file, int line,
 /* ------------------------------------------------------------------ */
 /* Time and futexes */
 
-uint64_t orcu__now_ns(void)
+/* 0 if the clock cannot be read (a thread's CPU clock, the thread gone). */
+uint64_t orcu__clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (clock_gettime(id, &ts))
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -272,29 +274,7 @@ static void futex_hash_fit(long threads)
  * a spurious one there: it re-checks its own record). */
 static _Atomic uint32_t spawn_gen;
 
-void *orcu__spawn_trampoline(void *p)
-{
-	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
-
-	/* The last touch of the record: the spawner may free it at once.
-	 * Pairs with the acquire in orcu__spawn(). */
-	orcu__store_release(&((struct orcu__spawn_arg *)p)->running, 1);
-	/* Pairs with the acquire load of spawn_gen in orcu__spawn(). */
-	orcu__fetch_add_release(&spawn_gen, 1);
-	orcu__futex_wake(&spawn_gen, INT_MAX);
-	orcu__tls.library_thread = 1;
-	pthread_setname_np(pthread_self(), sa.name);
-	orcu__set_housekeeping_affinity();
-	orcu__fetch_add_relaxed(&orcu__g.threads_alive, 1);
-	sa.fn(sa.arg);
-	orcu__fetch_sub_relaxed(&orcu__g.threads_alive, 1);
-	/* Nobody joins a fork child's retired copy. */
-	if (orcu__tls.retired)
-		pthread_detach(pthread_self());
-	return NULL;
-}
-
-void orcu__set_housekeeping_affinity(void)
+static void set_housekeeping_affinity(void)
 {
 	cpu_set_t set;
 	int n = 0;
@@ -310,6 +290,28 @@ void orcu__set_housekeeping_affinity(void)
 	if (n && sched_setaffinity(0, sizeof(set), &set) < 0)
 		orcu__warn("ORCU_HOUSEKEEPING: cannot move a library thread there: %s",
 			   strerror(errno));
+}
+
+void *orcu__spawn_trampoline(void *p)
+{
+	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
+
+	/* The last touch of the record: the spawner may free it at once.
+	 * Pairs with the acquire in orcu__spawn(). */
+	orcu__store_release(&((struct orcu__spawn_arg *)p)->running, 1);
+	/* Pairs with the acquire load of spawn_gen in orcu__spawn(). */
+	orcu__fetch_add_release(&spawn_gen, 1);
+	orcu__futex_wake(&spawn_gen, INT_MAX);
+	orcu__tls.library_thread = 1;
+	pthread_setname_np(pthread_self(), sa.name);
+	set_housekeeping_affinity();
+	orcu__fetch_add_relaxed(&orcu__g.threads_alive, 1);
+	sa.fn(sa.arg);
+	orcu__fetch_sub_relaxed(&orcu__g.threads_alive, 1);
+	/* Nobody joins a fork child's retired copy. */
+	if (orcu__tls.retired)
+		pthread_detach(pthread_self());
+	return NULL;
 }
 
 /* One line per kind of thread (orcu-gp, orcu-og, orcu-oc), not per retry. */

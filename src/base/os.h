@@ -206,9 +206,9 @@ void orcu__join(pthread_t thread);
 void orcu__die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void orcu__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void orcu__misuse(const char *call, const char *what) __attribute__((noreturn));
-uint64_t orcu__now_ns(void);
+uint64_t orcu__clock_ns(clockid_t id);
+static inline uint64_t orcu__now_ns(void) { return orcu__clock_ns(CLOCK_MONOTONIC); }
 int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg);
-void orcu__set_housekeeping_affinity(void);
 void orcu__assert_held(pthread_mutex_t *m, const char *file, int line, const char *what);
 int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns);
 void orcu__futex_wake(void *addr, int n);

@@ -442,16 +442,6 @@ static int64_t batch_wait_ns(unsigned long cur)
 
 /* A running GP thread's CPU time is read on demand (orcu_get_stats), not
  * after every GP. */
-
-static uint64_t thread_cpu_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	if (clock_gettime(id, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t orcu__gp_thread_cpu_ns(void)
 {
 	for (;;) {
@@ -470,7 +460,7 @@ uint64_t orcu__gp_thread_cpu_ns(void)
 		}
 		ns = orcu__load_relaxed(&thr.cpu_past_ns);
 		if (pthread_getcpuclockid(thr.tid, &id) == 0)
-			ns += thread_cpu_ns(id);
+			ns += orcu__clock_ns(id);
 		/* Release: pairs with the exchange in gp_thread_exit(). */
 		orcu__store_release(&thr.clock, CLOCK_ALIVE);
 		return ns;
@@ -488,7 +478,7 @@ static void gp_thread_exit(void)
 		st = CLOCK_ALIVE;
 		orcu__cpu_relax();
 	}
-	orcu__fetch_add_relaxed(&thr.cpu_past_ns, thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID));
+	orcu__fetch_add_relaxed(&thr.cpu_past_ns, orcu__clock_ns(CLOCK_THREAD_CPUTIME_ID));
 	/* Release: the total counts us.  Pairs with the readers' acquire. */
 	orcu__store_release(&thr.clock, CLOCK_NONE);
 }
