@@ -174,9 +174,8 @@ extern __thread struct orcu__tls orcu__tls __attribute__((tls_model("initial-exe
 struct orcu__counters {
 	_Atomic uint64_t gp_expedited, callbacks_lazy, barriers,
 		barriers_run, gp_wakeups, gp_leader_wakeups, leader_wakeups,
-		enqueue_wakeups, adopted, qhimark_crossings, hurried_gps,
-		poster_waits, poster_overruns, lazy_flushes, stalls_reported,
-		gp_thread_cpu_ns, takeovers,
+		enqueue_wakeups, adopted, qhimark_crossings, poster_waits,
+		poster_overruns, lazy_flushes, stalls_reported, takeovers,
 		gp_wait_slices, /* a GP's sleep on readers that ran out (registry.c) */
 		gp_wait_missed, /* ... and then no reader held: a lost wake-up */
 		gp_wait_arms,   /* the reader wait armed its wake (and fenced) */
