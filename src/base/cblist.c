@@ -145,33 +145,29 @@ bool orcu__cblist_advance(struct orcu__cblist *cbl, unsigned long cur_seq)
 
 bool orcu__cblist_accelerate(struct orcu__cblist *cbl, unsigned long snap)
 {
-	int last;
+	int last, to;
 
 	if (orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT))
 		return !orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT);
 
-	if (orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT)) {
-		/* NEXT_READY is empty too: NEXT becomes WAIT. */
-		absorb(cbl, ORCU__CBL_WAIT, ORCU__CBL_NEXT);
-		cbl->gp_seq[ORCU__CBL_WAIT] = snap;
-		return true;
-	}
 	last = orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY) ?
 		       ORCU__CBL_WAIT :
 		       ORCU__CBL_NEXT_READY;
-
 	/* NEXT sits behind `last` in the list, so it can only join `last`
 	 * (FIFO).  Equal tag: the normal merge.  A later tag than snap means a
 	 * caller passed a stale snap; waiting for the later GP is still safe. */
-	if (orcu__seq_ge(cbl->gp_seq[last], snap)) {
+	if (!orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT) &&
+	    orcu__seq_ge(cbl->gp_seq[last], snap)) {
 		absorb(cbl, last, ORCU__CBL_NEXT);
 		return true;
 	}
-	/* snap is later than every tag: NEXT gets NEXT_READY, either free or
-	 * (both segments taken with earlier tags) shared, its tag raised to
-	 * snap: its callbacks then wait one GP longer than needed, never less. */
-	absorb(cbl, ORCU__CBL_NEXT_READY, ORCU__CBL_NEXT);
-	cbl->gp_seq[ORCU__CBL_NEXT_READY] = snap;
+	/* WAIT empty (NEXT_READY is empty too): NEXT becomes WAIT.  Else snap
+	 * is later than every tag: NEXT gets NEXT_READY, either free or (both
+	 * segments taken with earlier tags) shared, its tag raised to snap:
+	 * its callbacks then wait one GP longer than needed, never less. */
+	to = orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT) ? ORCU__CBL_WAIT : ORCU__CBL_NEXT_READY;
+	absorb(cbl, to, ORCU__CBL_NEXT);
+	cbl->gp_seq[to] = snap;
 	return true;
 }
 
