@@ -100,7 +100,11 @@ static inline unsigned orcu__san(void)
 	return f;
 }
 
-#ifndef ORCU__LIB_TSAN
+#ifdef ORCU__LIB_TSAN
+/* The library's own TSan sees its orders: nothing to tell it. */
+static inline void orcu__tsan_acquire(void *addr) { (void)addr; }
+static inline void orcu__tsan_release(void *addr) { (void)addr; }
+#else
 /* fn, __tsan_acquire() or __tsan_release(), on addr if the program has
  * TSan. */
 static inline void orcu__tsan_sync(void (*fn)(void *), void *addr)
@@ -112,12 +116,6 @@ static inline void orcu__tsan_sync(void (*fn)(void *), void *addr)
 
 static inline void orcu__tsan_acquire(void *addr) { orcu__tsan_sync(__tsan_acquire, addr); }
 static inline void orcu__tsan_release(void *addr) { orcu__tsan_sync(__tsan_release, addr); }
-#else
-static inline void orcu__tsan_acquire(void *addr)
-{
-	(void)addr;
-}
-static inline void orcu__tsan_release(void *addr) { (void)addr; }
 #endif
 
 /* orcu_call*(), before h is published, when orcu__san() is not 0.  ASan:
