@@ -18,7 +18,6 @@
 
 #include <dirent.h>
 #include <string.h>
-#include <time.h>
 
 _Atomic int orcu__delay_enabled;
 static _Atomic unsigned int delay_max_us;

@@ -69,10 +69,8 @@
 #include "gp.h"
 #include "registry.h"
 #include "sanitize.h"
-#include "orcu/debug.h"
 #include "trace.h"
 
-#include <errno.h>
 #include <time.h>
 
 /* Written by the GP owner only, read by everyone (leaders, pollers). */

@@ -75,10 +75,8 @@
 
 #include <errno.h>
 #include <linux/membarrier.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 __thread struct orcu__reader orcu__reader;
