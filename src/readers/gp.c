@@ -265,17 +265,10 @@ void orcu__gp_set_unbatched(bool on)
 	orcu__store_relaxed(&req.unbatched, on);
 }
 
-/* After gp_seq reached the idle value cur: count, trace, wake. */
-static void end_gp_notify(unsigned long cur, uint64_t start)
+/* After gp_seq reached the idle value cur: wake the waiters and the
+ * leaders, and retry missing threads. */
+static void end_gp_notify(unsigned long cur)
 {
-	/* The batching window counts from GPs that waited for readers. */
-	if (start) {
-		uint64_t end = orcu__now_ns();
-
-		/* Relaxed: a stale value only shifts the batching window. */
-		orcu__store_relaxed(&own.last_end_ns, end);
-		orcu__trace2(gp_end, cur, end - start);
-	}
 	gp_done_notify();
 	void (*hook)(unsigned long) = orcu__load_relaxed(&orcu__gp_end_hook);
 
@@ -289,11 +282,18 @@ static void end_gp_notify(unsigned long cur, uint64_t start)
 
 static void end_gp(unsigned long cur, uint64_t start)
 {
+	uint64_t end;
+
 	/* Pairs with the acquire loads of gp_seq in orcu__gp_drive(),
 	 * orcu_poll_state() and the leaders: what the readers did is visible
 	 * to them.  A store: while gp_seq is odd only its owner changes it. */
 	orcu__store_seq_cst(&orcu__gp_seq, cur);
-	end_gp_notify(cur, start);
+	/* The batching window counts from GPs that waited for readers.
+	 * Relaxed: a stale value only shifts the window. */
+	end = orcu__now_ns();
+	orcu__store_relaxed(&own.last_end_ns, end);
+	orcu__trace2(gp_end, cur, end - start);
+	end_gp_notify(cur);
 }
 
 /*
@@ -318,7 +318,7 @@ static bool gp_skip_idle(unsigned long cur)
 	if (!orcu__registry_swap_if_none(&orcu__gp_seq, cur, next))
 		return false;
 	orcu__trace1(gp_start, next - 1);
-	end_gp_notify(next, 0);
+	end_gp_notify(next);
 	return true;
 }
 
@@ -507,13 +507,11 @@ void orcu__gp_kick(void)
 static void *gp_thread_main(void *arg)
 {
 	(void)arg;
-	for (;;) {
-		/* A fork child's copy of this thread, back from the user code
-		 * that forked (its stall handler or an orphan's callback) is
-		 * retired (lifecycle.c): it finishes what it ran and ends; the
-		 * child's GP thread is another (point 1). */
-		if (orcu__tls.retired)
-			break;
+	/* A fork child's copy of this thread, back from the user code that
+	 * forked (its stall handler or an orphan's callback) is retired
+	 * (lifecycle.c): it finishes what it ran and ends; the child's GP
+	 * thread is another (point 1). */
+	while (!orcu__tls.retired) {
 		int64_t serve = serve_due_ns();
 
 		if (serve == 0) {
