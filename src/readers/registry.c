@@ -205,7 +205,7 @@ void orcu__registry_unload(void)
 int orcu__register(int kind, const char *call)
 {
 	struct orcu__reader *r = &orcu__reader;
-	struct reader_rec *rec;
+	struct reader_rec *rec = &own_rec;
 
 	if (r->kind == kind)
 		return 0;
@@ -226,12 +226,8 @@ int orcu__register(int kind, const char *call)
 	/* The record lives in the thread's TLS: registering allocates
 	 * nothing, and the record goes when the thread does (thread_exit()
 	 * unlinks it first). */
-	rec = &own_rec;
-	memset(rec, 0, sizeof(*rec));
 	pthread_once(&exit_key_once, make_exit_key);
-	rec->r = r;
-	rec->thread = pthread_self();
-	rec->tid = (int)syscall(SYS_gettid);
+	*rec = (struct reader_rec){ .r = r, .thread = pthread_self(), .tid = (int)syscall(SYS_gettid) };
 	pthread_mutex_lock(&registry_lock);
 	r->rec = rec;
 	r->kind = kind;
