@@ -28,12 +28,9 @@ static void cblist_die(const char *file, int line, const char *what)
 
 void orcu__cblist_init(struct orcu__cblist *cbl)
 {
-	cbl->head = NULL;
-	for (int s = 0; s < ORCU__CBL_NSEGS; s++) {
+	*cbl = (struct orcu__cblist){ .head = NULL };
+	for (int s = 0; s < ORCU__CBL_NSEGS; s++)
 		cbl->tails[s] = &cbl->head;
-		cbl->gp_seq[s] = 0;
-		cbl->len[s] = 0;
-	}
 }
 
 bool orcu__cblist_empty(const struct orcu__cblist *cbl)
