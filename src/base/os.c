@@ -155,11 +155,6 @@ void orcu__warn(const char *fmt, ...)
 	orcu__nocancel_end(old);
 }
 
-void orcu__misuse(const char *call, const char *what)
-{
-	orcu__die("%s: %s", call, what);
-}
-
 void orcu__assert_held(pthread_mutex_t *m, const char *file, int line,
 		       const char *what)
 {

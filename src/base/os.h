@@ -204,7 +204,8 @@ void orcu__sleep_ns(long ns);
 void orcu__join(pthread_t thread);
 void orcu__die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void orcu__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void orcu__misuse(const char *call, const char *what) __attribute__((noreturn));
+/* A caller's misuse: "orcu: call: what", then abort. */
+static inline __attribute__((noreturn)) void orcu__misuse(const char *call, const char *what) { orcu__die("%s: %s", call, what); }
 uint64_t orcu__clock_ns(clockid_t id);
 static inline uint64_t orcu__now_ns(void) { return orcu__clock_ns(CLOCK_MONOTONIC); }
 int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg);
