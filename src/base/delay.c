@@ -117,17 +117,12 @@ int orcu__thread_names(const char *const *prefixes, char names[][32], int max)
 	return n;
 }
 
-/* Only the library's own names, not a program's thread called orcu-*. */
-static int scan_tasks(void)
-{
-	static const char *const lib[] = { "orcu-gp", "orcu-og/", "orcu-oc/", NULL };
-
-	return orcu__thread_names(lib, NULL, 0);
-}
-
+/* The library's threads, by their own names, not a program's thread
+ * called orcu-*. */
 int orcu_debug_thread_count(void)
 {
-	int n = scan_tasks();
+	static const char *const lib[] = { "orcu-gp", "orcu-og/", "orcu-oc/", NULL };
+	int n = orcu__thread_names(lib, NULL, 0);
 
 	/* pthread_join() returns when the kernel clears the thread's tid,
 	 * a little before the task leaves /proc/self/task.  Threads the
@@ -135,7 +130,7 @@ int orcu_debug_thread_count(void)
 	 * may still be listed for that moment: let them go, for at most 1 s. */
 	for (int i = 0; i < 1000 && n > orcu__load_relaxed(&orcu__g.threads_alive); i++) {
 		orcu__sleep_ns(1000000);
-		n = scan_tasks();
+		n = orcu__thread_names(lib, NULL, 0);
 	}
 	return n;
 }
