@@ -28,12 +28,9 @@ static void cblist_die(const char *file, int line, const char *what)
 
 void orcu__cblist_init(struct orcu__cblist *cbl)
 {
-	cbl->head = NULL;
-	for (int s = 0; s < ORCU__CBL_NSEGS; s++) {
+	*cbl = (struct orcu__cblist){ .head = NULL };
+	for (int s = 0; s < ORCU__CBL_NSEGS; s++)
 		cbl->tails[s] = &cbl->head;
-		cbl->gp_seq[s] = 0;
-		cbl->len[s] = 0;
-	}
 }
 
 bool orcu__cblist_empty(const struct orcu__cblist *cbl)
@@ -133,46 +130,41 @@ bool orcu__cblist_advance(struct orcu__cblist *cbl, unsigned long cur_seq)
 
 	/* Keep "WAIT empty implies NEXT_READY empty", so accelerate always has
 	 * a free segment to hand out in list order.  WAIT is empty, so it
-	 * starts where NEXT_READY starts: only its end and tag move. */
+	 * starts where NEXT_READY starts: it takes NEXT_READY whole, tag and
+	 * all. */
 	if (orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT) &&
 	    !orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY)) {
-		cbl->tails[ORCU__CBL_WAIT] = cbl->tails[ORCU__CBL_NEXT_READY];
+		absorb(cbl, ORCU__CBL_WAIT, ORCU__CBL_NEXT_READY);
 		cbl->gp_seq[ORCU__CBL_WAIT] = cbl->gp_seq[ORCU__CBL_NEXT_READY];
-		cbl->len[ORCU__CBL_WAIT] = cbl->len[ORCU__CBL_NEXT_READY];
-		cbl->len[ORCU__CBL_NEXT_READY] = 0;
 	}
 	return !orcu__cblist_seg_empty(cbl, ORCU__CBL_DONE);
 }
 
 bool orcu__cblist_accelerate(struct orcu__cblist *cbl, unsigned long snap)
 {
-	int last;
+	int last, to;
 
 	if (orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT))
 		return !orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT);
 
-	if (orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT)) {
-		/* NEXT_READY is empty too: NEXT becomes WAIT. */
-		absorb(cbl, ORCU__CBL_WAIT, ORCU__CBL_NEXT);
-		cbl->gp_seq[ORCU__CBL_WAIT] = snap;
-		return true;
-	}
 	last = orcu__cblist_seg_empty(cbl, ORCU__CBL_NEXT_READY) ?
 		       ORCU__CBL_WAIT :
 		       ORCU__CBL_NEXT_READY;
-
 	/* NEXT sits behind `last` in the list, so it can only join `last`
 	 * (FIFO).  Equal tag: the normal merge.  A later tag than snap means a
 	 * caller passed a stale snap; waiting for the later GP is still safe. */
-	if (orcu__seq_ge(cbl->gp_seq[last], snap)) {
+	if (!orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT) &&
+	    orcu__seq_ge(cbl->gp_seq[last], snap)) {
 		absorb(cbl, last, ORCU__CBL_NEXT);
 		return true;
 	}
-	/* snap is later than every tag: NEXT gets NEXT_READY, either free or
-	 * (both segments taken with earlier tags) shared, its tag raised to
-	 * snap: its callbacks then wait one GP longer than needed, never less. */
-	absorb(cbl, ORCU__CBL_NEXT_READY, ORCU__CBL_NEXT);
-	cbl->gp_seq[ORCU__CBL_NEXT_READY] = snap;
+	/* WAIT empty (NEXT_READY is empty too): NEXT becomes WAIT.  Else snap
+	 * is later than every tag: NEXT gets NEXT_READY, either free or (both
+	 * segments taken with earlier tags) shared, its tag raised to snap:
+	 * its callbacks then wait one GP longer than needed, never less. */
+	to = orcu__cblist_seg_empty(cbl, ORCU__CBL_WAIT) ? ORCU__CBL_WAIT : ORCU__CBL_NEXT_READY;
+	absorb(cbl, to, ORCU__CBL_NEXT);
+	cbl->gp_seq[to] = snap;
 	return true;
 }
 

@@ -18,7 +18,6 @@
 
 #include <dirent.h>
 #include <string.h>
-#include <time.h>
 
 _Atomic int orcu__delay_enabled;
 static _Atomic unsigned int delay_max_us;
@@ -68,29 +67,12 @@ void orcu__delay_slow(enum orcu__delay_point p)
 	orcu__sleep_ns((long)us * 1000);
 }
 
-/* A task that has ended but is still listed: a thread-group leader stays
- * in /proc/self/task, a zombie, until the whole process exits (a fork
- * child's first thread is a library thread when it forked from a callback
- * or a stall handler, and it may end there: gp.c point 1). */
-static bool task_ended(const char *tid)
-{
-	char path[300], buf[512];
-	const char *state;
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* "tid (comm) S ...": comm may hold spaces and parentheses. */
-	state = strrchr(buf, ')');
-	return state && (state[1] == ' ') && (state[2] == 'Z' || state[2] == 'X');
-}
-
+/* A task is read from its stat line, "tid (comm) S ...", where comm may
+ * hold spaces and parentheses.  One that has ended (state Z or X) may
+ * still be listed: a thread-group leader stays in /proc/self/task, a
+ * zombie, until the whole process exits (a fork child's first thread is
+ * a library thread when it forked from a callback or a stall handler,
+ * and it may end there: gp.c point 1). */
 int orcu__thread_names(const char *const *prefixes, char names[][32], int max)
 {
 	int old = orcu__nocancel_begin();
@@ -103,25 +85,31 @@ int orcu__thread_names(const char *const *prefixes, char names[][32], int max)
 		return -1;
 	}
 	while ((e = readdir(d))) {
-		char path[300], comm[32] = "";
+		char path[300], buf[512], *comm, *end;
 		bool match = false;
+		size_t len;
 		FILE *f;
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
 		f = fopen(path, "re");
 		if (!f)
 			continue;
-		if (fgets(comm, sizeof(comm), f))
-			for (const char *const *p = prefixes; *p && !match; p++)
-				match = strncmp(comm, *p, strlen(*p)) == 0;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
 		fclose(f);
-		if (!match || task_ended(e->d_name))
+		buf[len] = '\0';
+		comm = strchr(buf, '(');
+		end = strrchr(buf, ')');
+		if (!comm || !end || (end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X')))
 			continue;
-		comm[strcspn(comm, "\n")] = '\0';
+		*end = '\0';
+		for (const char *const *p = prefixes; *p && !match; p++)
+			match = strncmp(comm + 1, *p, strlen(*p)) == 0;
+		if (!match)
+			continue;
 		if (n < max)
-			snprintf(names[n], 32, "%s", comm);
+			snprintf(names[n], 32, "%s", comm + 1);
 		n++;
 	}
 	closedir(d);
@@ -129,17 +117,12 @@ int orcu__thread_names(const char *const *prefixes, char names[][32], int max)
 	return n;
 }
 
-/* Only the library's own names, not a program's thread called orcu-*. */
-static int scan_tasks(void)
-{
-	static const char *const lib[] = { "orcu-gp", "orcu-og/", "orcu-oc/", NULL };
-
-	return orcu__thread_names(lib, NULL, 0);
-}
-
+/* The library's threads, by their own names, not a program's thread
+ * called orcu-*. */
 int orcu_debug_thread_count(void)
 {
-	int n = scan_tasks();
+	static const char *const lib[] = { "orcu-gp", "orcu-og/", "orcu-oc/", NULL };
+	int n = orcu__thread_names(lib, NULL, 0);
 
 	/* pthread_join() returns when the kernel clears the thread's tid,
 	 * a little before the task leaves /proc/self/task.  Threads the
@@ -147,7 +130,7 @@ int orcu_debug_thread_count(void)
 	 * may still be listed for that moment: let them go, for at most 1 s. */
 	for (int i = 0; i < 1000 && n > orcu__load_relaxed(&orcu__g.threads_alive); i++) {
 		orcu__sleep_ns(1000000);
-		n = scan_tasks();
+		n = orcu__thread_names(lib, NULL, 0);
 	}
 	return n;
 }

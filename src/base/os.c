@@ -155,13 +155,6 @@ void orcu__warn(const char *fmt, ...)
 	orcu__nocancel_end(old);
 }
 
-void orcu__misuse(const char *call, const char *what)
-{
-	orcu__nocancel_begin();
-	fprintf(stderr, "orcu: %s: %s\n", call, what);
-	abort();
-}
-
 void orcu__assert_held(pthread_mutex_t *m, const char *file, int line,
 		       const char *what)
 {
@@ -175,11 +168,13 @@ void orcu__assert_held(pthread_mutex_t *m, const char *file, int line,
 /* ------------------------------------------------------------------ */
 /* Time and futexes */
 
-uint64_t orcu__now_ns(void)
+/* 0 if the clock cannot be read (a thread's CPU clock, the thread gone). */
+uint64_t orcu__clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (clock_gettime(id, &ts))
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -193,7 +188,8 @@ uint64_t orcu__now_ns(void)
 #define FUTEX_WAIT_NR SYS_futex
 #endif
 
-static int futex_wait_raw(void *addr, uint32_t val, int64_t timeout_ns)
+/* Blocks only while *addr == val: a wake that came first is never lost. */
+int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns)
 {
 	struct timespec ts, *tsp = NULL;
 
@@ -202,15 +198,9 @@ static int futex_wait_raw(void *addr, uint32_t val, int64_t timeout_ns)
 		ts.tv_nsec = timeout_ns % 1000000000;
 		tsp = &ts;
 	}
-	if (syscall(FUTEX_WAIT_NR, addr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0) < 0)
+	if (syscall(FUTEX_WAIT_NR, (void *)addr, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0) < 0)
 		return -errno;
 	return 0;
-}
-
-/* Blocks only while *addr == val: a wake that came first is never lost. */
-int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns)
-{
-	return futex_wait_raw((void *)addr, val, timeout_ns);
 }
 
 void orcu__futex_wake(void *addr, int n)
@@ -257,26 +247,17 @@ static void futex_hash_fit(long threads)
 	if (futex_hash_set < 0 || threads < FUTEX_HASH_FROM_THREADS ||
 	    threads * FUTEX_HASH_PER_THREAD / 2 <= futex_hash_set)
 		return;
-	if (!orcu__g.futex_hash) {
-		futex_hash_set = -1;
-		return;
-	}
 	for (want = 16; want < threads * FUTEX_HASH_PER_THREAD; want *= 2)
 		;
-	have = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0);
-	/* <= 0: no private hash (older kernel), or the global one in use. */
-	if (have <= 0) {
+	/* <= 0: no private hash (older kernel), or the global one in use;
+	 * 0 too when ORCU_FUTEX_HASH=0 leaves the table alone. */
+	have = orcu__g.futex_hash ? prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0) : 0;
+	if (have <= 0)
 		futex_hash_set = -1;
-		return;
-	}
-	if (have >= want) {
+	else if (have >= want)
 		futex_hash_set = have;
-		return;
-	}
-	if (prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, want, 0, 0) == 0)
-		futex_hash_set = want;
 	else
-		futex_hash_set = -1;
+		futex_hash_set = prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, want, 0, 0) == 0 ? want : -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -288,29 +269,7 @@ static void futex_hash_fit(long threads)
  * a spurious one there: it re-checks its own record). */
 static _Atomic uint32_t spawn_gen;
 
-void *orcu__spawn_trampoline(void *p)
-{
-	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
-
-	/* The last touch of the record: the spawner may free it at once.
-	 * Pairs with the acquire in orcu__spawn(). */
-	orcu__store_release(&((struct orcu__spawn_arg *)p)->running, 1);
-	/* Pairs with the acquire load of spawn_gen in orcu__spawn(). */
-	orcu__fetch_add_release(&spawn_gen, 1);
-	orcu__futex_wake(&spawn_gen, INT_MAX);
-	orcu__tls.library_thread = 1;
-	pthread_setname_np(pthread_self(), sa.name);
-	orcu__set_housekeeping_affinity();
-	orcu__fetch_add_relaxed(&orcu__g.threads_alive, 1);
-	sa.fn(sa.arg);
-	orcu__fetch_sub_relaxed(&orcu__g.threads_alive, 1);
-	/* Nobody joins a fork child's retired copy. */
-	if (orcu__tls.retired)
-		pthread_detach(pthread_self());
-	return NULL;
-}
-
-void orcu__set_housekeeping_affinity(void)
+static void set_housekeeping_affinity(void)
 {
 	cpu_set_t set;
 	int n = 0;
@@ -326,6 +285,28 @@ void orcu__set_housekeeping_affinity(void)
 	if (n && sched_setaffinity(0, sizeof(set), &set) < 0)
 		orcu__warn("ORCU_HOUSEKEEPING: cannot move a library thread there: %s",
 			   strerror(errno));
+}
+
+void *orcu__spawn_trampoline(void *p)
+{
+	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
+
+	/* The last touch of the record: the spawner may free it at once.
+	 * Pairs with the acquire in orcu__spawn(). */
+	orcu__store_release(&((struct orcu__spawn_arg *)p)->running, 1);
+	/* Pairs with the acquire load of spawn_gen in orcu__spawn(). */
+	orcu__fetch_add_release(&spawn_gen, 1);
+	orcu__futex_wake(&spawn_gen, INT_MAX);
+	orcu__tls.library_thread = 1;
+	pthread_setname_np(pthread_self(), sa.name);
+	set_housekeeping_affinity();
+	orcu__fetch_add_relaxed(&orcu__g.threads_alive, 1);
+	sa.fn(sa.arg);
+	orcu__fetch_sub_relaxed(&orcu__g.threads_alive, 1);
+	/* Nobody joins a fork child's retired copy. */
+	if (orcu__tls.retired)
+		pthread_detach(pthread_self());
+	return NULL;
 }
 
 /* One line per kind of thread (orcu-gp, orcu-og, orcu-oc), not per retry. */

@@ -174,9 +174,8 @@ extern __thread struct orcu__tls orcu__tls __attribute__((tls_model("initial-exe
 struct orcu__counters {
 	_Atomic uint64_t gp_expedited, callbacks_lazy, barriers,
 		barriers_run, gp_wakeups, gp_leader_wakeups, leader_wakeups,
-		enqueue_wakeups, adopted, qhimark_crossings, hurried_gps,
-		poster_waits, poster_overruns, lazy_flushes, stalls_reported,
-		gp_thread_cpu_ns, takeovers,
+		enqueue_wakeups, adopted, qhimark_crossings, poster_waits,
+		poster_overruns, lazy_flushes, stalls_reported, takeovers,
 		gp_wait_slices, /* a GP's sleep on readers that ran out (registry.c) */
 		gp_wait_missed, /* ... and then no reader held: a lost wake-up */
 		gp_wait_arms,   /* the reader wait armed its wake (and fenced) */
@@ -205,10 +204,11 @@ void orcu__sleep_ns(long ns);
 void orcu__join(pthread_t thread);
 void orcu__die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void orcu__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void orcu__misuse(const char *call, const char *what) __attribute__((noreturn));
-uint64_t orcu__now_ns(void);
+/* A caller's misuse: "orcu: call: what", then abort. */
+static inline __attribute__((noreturn)) void orcu__misuse(const char *call, const char *what) { orcu__die("%s: %s", call, what); }
+uint64_t orcu__clock_ns(clockid_t id);
+static inline uint64_t orcu__now_ns(void) { return orcu__clock_ns(CLOCK_MONOTONIC); }
 int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg);
-void orcu__set_housekeeping_affinity(void);
 void orcu__assert_held(pthread_mutex_t *m, const char *file, int line, const char *what);
 int orcu__futex_wait(_Atomic uint32_t *addr, uint32_t val, int64_t timeout_ns);
 void orcu__futex_wake(void *addr, int n);

@@ -30,20 +30,16 @@ static const char *post_place(const void *where, char *place, size_t size_place)
 	uintptr_t w = (uintptr_t)where, base = (uintptr_t)orcu__g.slots;
 	size_t size = orcu__g.slot_bytes;
 	const char *call = "orcu_call";
-	long slot = -1;
 
+	snprintf(place, size_place, "a callback queue of no CPU slot");
 	/* Slot 0 is not in the array (os.h): measured from its own record. */
 	if (orcu__g.slot0 && w - (uintptr_t)orcu__g.slot0 < size)
 		base = (uintptr_t)orcu__g.slot0;
 	if (orcu__g.slots && w >= base && w < base + size * (size_t)orcu__g.nr_possible) {
-		slot = (long)((w - base) / size);
+		snprintf(place, size_place, "CPU slot %ld", (long)((w - base) / size));
 		if ((w - base) % size == orcu__g.slot_lazyq_at)
 			call = "orcu_call_lazy";
 	}
-	if (slot >= 0)
-		snprintf(place, size_place, "CPU slot %ld", slot);
-	else
-		snprintf(place, size_place, "a callback queue of no CPU slot");
 	return call;
 }
 
@@ -109,11 +105,8 @@ void orcu__double_call_check(struct orcu_head *h, const char *call)
 	found = tfind(h, &pending_set, cmp_ptr);
 	if (found) {
 		pthread_mutex_unlock(&pending_lock);
-		/* Abort with the line: no cancel at its write. */
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-		fprintf(stderr, "orcu: %s: callback head %p posted twice while still pending (function %p)\n",
-			call, (void *)h, (void *)(uintptr_t)h->func);
-		abort();
+		orcu__die("%s: callback head %p posted twice while still pending (function %p)",
+			  call, (void *)h, (void *)(uintptr_t)h->func);
 	}
 	tsearch(h, &pending_set, cmp_ptr);
 	pthread_mutex_unlock(&pending_lock);

@@ -100,27 +100,23 @@ static inline unsigned orcu__san(void)
 	return f;
 }
 
-static inline void orcu__tsan_acquire(void *addr)
+#ifdef ORCU__LIB_TSAN
+/* The library's own TSan sees its orders: nothing to tell it. */
+static inline void orcu__tsan_acquire(void *addr) { (void)addr; }
+static inline void orcu__tsan_release(void *addr) { (void)addr; }
+#else
+/* fn, __tsan_acquire() or __tsan_release(), on addr if the program has
+ * TSan. */
+static inline void orcu__tsan_sync(void (*fn)(void *), void *addr)
 {
-#ifndef ORCU__LIB_TSAN
 	if (orcu__unlikely(orcu__san() & ORCU__SAN_TSAN))
 		/* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): set only where it exists (orcu__san()) */
-		__tsan_acquire(addr);
-#else
-	(void)addr;
-#endif
+		fn(addr);
 }
 
-static inline void orcu__tsan_release(void *addr)
-{
-#ifndef ORCU__LIB_TSAN
-	if (orcu__unlikely(orcu__san() & ORCU__SAN_TSAN))
-		/* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): set only where it exists (orcu__san()) */
-		__tsan_release(addr);
-#else
-	(void)addr;
+static inline void orcu__tsan_acquire(void *addr) { orcu__tsan_sync(__tsan_acquire, addr); }
+static inline void orcu__tsan_release(void *addr) { orcu__tsan_sync(__tsan_release, addr); }
 #endif
-}
 
 /* orcu_call*(), before h is published, when orcu__san() is not 0.  ASan:
  * a head still poisoned is pending (or freed): report the write the post

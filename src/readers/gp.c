@@ -69,10 +69,8 @@
 #include "gp.h"
 #include "registry.h"
 #include "sanitize.h"
-#include "orcu/debug.h"
 #include "trace.h"
 
-#include <errno.h>
 #include <time.h>
 
 /* Written by the GP owner only, read by everyone (leaders, pollers). */
@@ -267,17 +265,10 @@ void orcu__gp_set_unbatched(bool on)
 	orcu__store_relaxed(&req.unbatched, on);
 }
 
-/* After gp_seq reached the idle value cur: count, trace, wake. */
-static void end_gp_notify(unsigned long cur, uint64_t start)
+/* After gp_seq reached the idle value cur: wake the waiters and the
+ * leaders, and retry missing threads. */
+static void end_gp_notify(unsigned long cur)
 {
-	/* The batching window counts from GPs that waited for readers. */
-	if (start) {
-		uint64_t end = orcu__now_ns();
-
-		/* Relaxed: a stale value only shifts the batching window. */
-		orcu__store_relaxed(&own.last_end_ns, end);
-		orcu__trace2(gp_end, cur, end - start);
-	}
 	gp_done_notify();
 	void (*hook)(unsigned long) = orcu__load_relaxed(&orcu__gp_end_hook);
 
@@ -291,11 +282,18 @@ static void end_gp_notify(unsigned long cur, uint64_t start)
 
 static void end_gp(unsigned long cur, uint64_t start)
 {
+	uint64_t end;
+
 	/* Pairs with the acquire loads of gp_seq in orcu__gp_drive(),
 	 * orcu_poll_state() and the leaders: what the readers did is visible
 	 * to them.  A store: while gp_seq is odd only its owner changes it. */
 	orcu__store_seq_cst(&orcu__gp_seq, cur);
-	end_gp_notify(cur, start);
+	/* The batching window counts from GPs that waited for readers.
+	 * Relaxed: a stale value only shifts the window. */
+	end = orcu__now_ns();
+	orcu__store_relaxed(&own.last_end_ns, end);
+	orcu__trace2(gp_end, cur, end - start);
+	end_gp_notify(cur);
 }
 
 /*
@@ -320,7 +318,7 @@ static bool gp_skip_idle(unsigned long cur)
 	if (!orcu__registry_swap_if_none(&orcu__gp_seq, cur, next))
 		return false;
 	orcu__trace1(gp_start, next - 1);
-	end_gp_notify(next, 0);
+	end_gp_notify(next);
 	return true;
 }
 
@@ -442,16 +440,6 @@ static int64_t batch_wait_ns(unsigned long cur)
 
 /* A running GP thread's CPU time is read on demand (orcu_get_stats), not
  * after every GP. */
-
-static uint64_t thread_cpu_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	if (clock_gettime(id, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t orcu__gp_thread_cpu_ns(void)
 {
 	for (;;) {
@@ -470,7 +458,7 @@ uint64_t orcu__gp_thread_cpu_ns(void)
 		}
 		ns = orcu__load_relaxed(&thr.cpu_past_ns);
 		if (pthread_getcpuclockid(thr.tid, &id) == 0)
-			ns += thread_cpu_ns(id);
+			ns += orcu__clock_ns(id);
 		/* Release: pairs with the exchange in gp_thread_exit(). */
 		orcu__store_release(&thr.clock, CLOCK_ALIVE);
 		return ns;
@@ -488,7 +476,7 @@ static void gp_thread_exit(void)
 		st = CLOCK_ALIVE;
 		orcu__cpu_relax();
 	}
-	orcu__fetch_add_relaxed(&thr.cpu_past_ns, thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID));
+	orcu__fetch_add_relaxed(&thr.cpu_past_ns, orcu__clock_ns(CLOCK_THREAD_CPUTIME_ID));
 	/* Release: the total counts us.  Pairs with the readers' acquire. */
 	orcu__store_release(&thr.clock, CLOCK_NONE);
 }
@@ -519,13 +507,11 @@ void orcu__gp_kick(void)
 static void *gp_thread_main(void *arg)
 {
 	(void)arg;
-	for (;;) {
-		/* A fork child's copy of this thread, back from the user code
-		 * that forked (its stall handler or an orphan's callback) is
-		 * retired (lifecycle.c): it finishes what it ran and ends; the
-		 * child's GP thread is another (point 1). */
-		if (orcu__tls.retired)
-			break;
+	/* A fork child's copy of this thread, back from the user code that
+	 * forked (its stall handler or an orphan's callback) is retired
+	 * (lifecycle.c): it finishes what it ran and ends; the child's GP
+	 * thread is another (point 1). */
+	while (!orcu__tls.retired) {
 		int64_t serve = serve_due_ns();
 
 		if (serve == 0) {

@@ -75,10 +75,8 @@
 
 #include <errno.h>
 #include <linux/membarrier.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 __thread struct orcu__reader orcu__reader;
@@ -108,13 +106,11 @@ struct reader_rec {
 	struct orcu__reader *r; /* the owner's TLS record */
 	pthread_t thread;
 	int tid;
-	int kind;
 };
 
 /* Registration and the GP's reader scans (cold for readers). */
 static pthread_mutex_t registry_lock ORCU__ALIGNED = PTHREAD_MUTEX_INITIALIZER;
-static struct reader_rec registry = { &registry, &registry, NULL, 0, 0, 0 };
-static int nr_memb; /* memb readers registered; under registry_lock */
+static struct reader_rec registry = { &registry, &registry, NULL, 0, 0 };
 /* Readers registered: written under registry_lock, read without it by a
  * GP that may find nobody to wait for. */
 static _Atomic int nr_readers;
@@ -137,30 +133,27 @@ void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
  * Under orcu__g.lock, before the library is started.  Order: relaxed
  * stores suffice; the flag reaches every user through a release chain: a
  * reader registers only after orcu__g.started is set (entry.c starts
- * the library before orcu__register()), and a GP reads it after it read nr_memb
- * under registry_lock, which that registration took.
+ * the library before orcu__register()), and a GP reads it after it scanned
+ * the readers under registry_lock (memb_unparked()), which that
+ * registration took.
  */
 void orcu__membarrier_init(void)
 {
+	const char *why = "membarrier(PRIVATE_EXPEDITED) unavailable: readers use full fences";
+	int have = 0;
 	long mask;
 
 	if (orcu__env_bool("ORCU_NO_MEMBARRIER", 0)) {
-		if (!membarrier_checked)
-			orcu__warn("membarrier disabled by ORCU_NO_MEMBARRIER: readers use full fences");
-		membarrier_checked = 1;
-		orcu__store_relaxed(&orcu__has_membarrier, 0);
-		return;
-	}
-	mask = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-	if (mask >= 0 && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0) {
-		orcu__store_relaxed(&orcu__has_membarrier, 1);
+		why = "membarrier disabled by ORCU_NO_MEMBARRIER: readers use full fences";
 	} else {
-		if (!membarrier_checked)
-			orcu__warn("membarrier(PRIVATE_EXPEDITED) unavailable: readers use full fences");
-		orcu__store_relaxed(&orcu__has_membarrier, 0);
+		mask = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+		have = mask >= 0 && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	}
+	if (!have && !membarrier_checked)
+		orcu__warn("%s", why);
 	membarrier_checked = 1;
+	orcu__store_relaxed(&orcu__has_membarrier, have);
 }
 
 /* A full barrier on this thread and, with membarrier, on every CPU running
@@ -212,7 +205,7 @@ void orcu__registry_unload(void)
 int orcu__register(int kind, const char *call)
 {
 	struct orcu__reader *r = &orcu__reader;
-	struct reader_rec *rec;
+	struct reader_rec *rec = &own_rec;
 
 	if (r->kind == kind)
 		return 0;
@@ -233,13 +226,8 @@ int orcu__register(int kind, const char *call)
 	/* The record lives in the thread's TLS: registering allocates
 	 * nothing, and the record goes when the thread does (thread_exit()
 	 * unlinks it first). */
-	rec = &own_rec;
-	memset(rec, 0, sizeof(*rec));
 	pthread_once(&exit_key_once, make_exit_key);
-	rec->r = r;
-	rec->thread = pthread_self();
-	rec->tid = (int)syscall(SYS_gettid);
-	rec->kind = kind;
+	*rec = (struct reader_rec){ .r = r, .thread = pthread_self(), .tid = (int)syscall(SYS_gettid) };
 	pthread_mutex_lock(&registry_lock);
 	r->rec = rec;
 	r->kind = kind;
@@ -249,7 +237,6 @@ int orcu__register(int kind, const char *call)
 		/* Online from the start: pairs with the acquire in wait_readers. */
 		orcu__store_release(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
 	}
-	nr_memb += kind == ORCU__KIND_MEMB;
 	/* seq_cst: pairs with the load in orcu__registry_wait_readers(). */
 	orcu__store_seq_cst(&nr_readers, orcu__load_relaxed(&nr_readers) + 1);
 	rec->next = &registry;
@@ -283,7 +270,6 @@ void orcu_unregister_thread(void)
 	pthread_mutex_lock(&registry_lock);
 	rec->prev->next = rec->next;
 	rec->next->prev = rec->prev;
-	nr_memb -= rec->kind == ORCU__KIND_MEMB;
 	/* Release: our last section's reads happen before the end of a GP
 	 * that reads 0 here and skips the reader wait (point 5).  Pairs with
 	 * the seq_cst load in orcu__registry_has_readers(). */
@@ -315,7 +301,6 @@ void orcu__registry_after_fork_child(void)
 			rec->thread = pthread_self();
 			continue;
 		}
-		nr_memb -= rec->kind == ORCU__KIND_MEMB;
 		orcu__store_relaxed(&nr_readers, orcu__load_relaxed(&nr_readers) - 1);
 		rec->prev->next = rec->next;
 		rec->next->prev = rec->prev;
@@ -523,11 +508,9 @@ bool orcu__qsbr_enter_for_callbacks(void)
 
 	if (r->kind != ORCU__KIND_QSBR || orcu__load_relaxed(&r->qs_seq))
 		return false;
-	/* As in orcu_thread_online(): the acquire pairs with the seq_cst
-	 * bump of qsbr_ctr in orcu__registry_wait_readers(); the fence
-	 * orders our store before the callbacks' reads. */
-	orcu__store_relaxed(&r->qs_seq, orcu__load_acquire(&qsbr_ctr));
-	orcu__fence_seq_cst();
+	/* As orcu_thread_online(): the fence orders our store before the
+	 * callbacks' reads. */
+	orcu__qsbr_online();
 	return true;
 }
 
@@ -574,22 +557,21 @@ static bool qsbr_holds(struct reader_rec *rec, unsigned long want)
 /* Under registry_lock: who holds the GP.  The report itself is emitted by
  * stall_emit() after the lock is dropped: a user's handler may call into
  * the library (register a thread, post a callback). */
-static void stall_collect(struct orcu_stall_info *out, uint64_t gp_start_ns,
+static void stall_collect(struct orcu_stall_info *info, uint64_t gp_start_ns,
 			  unsigned long cur, unsigned long want)
 {
-	struct orcu_stall_info info;
 	struct reader_rec *rec;
 
-	memset(&info, 0, sizeof(info));
-	info.gp_seq = orcu__load_relaxed(&orcu__gp_seq);
-	info.waited_ms = (long)((orcu__now_ns() - gp_start_ns) / 1000000);
+	memset(info, 0, sizeof(*info));
+	info->gp_seq = orcu__load_relaxed(&orcu__gp_seq);
+	info->waited_ms = (long)((orcu__now_ns() - gp_start_ns) / 1000000);
 	for (rec = registry.next; rec != &registry; rec = rec->next) {
-		bool memb = rec->kind == ORCU__KIND_MEMB;
+		bool memb = rec->r->kind == ORCU__KIND_MEMB;
 
 		if (memb ? !memb_holds(rec, cur) : !qsbr_holds(rec, want))
 			continue;
-		if (info.nr_readers < ORCU_STALL_MAX_READERS) {
-			struct orcu_stall_reader *sr = &info.readers[info.nr_readers];
+		if (info->nr_readers < ORCU_STALL_MAX_READERS) {
+			struct orcu_stall_reader *sr = &info->readers[info->nr_readers];
 
 			sr->tid = rec->tid;
 			if (pthread_getname_np(rec->thread, sr->name, sizeof(sr->name)))
@@ -597,41 +579,32 @@ static void stall_collect(struct orcu_stall_info *out, uint64_t gp_start_ns,
 			sr->flavor = memb ? "memb" : "qsbr";
 			sr->nesting = memb ? (orcu__load_relaxed(&rec->r->ctr) & ORCU__NEST_MASK) : 0;
 		}
-		info.nr_readers++;
+		info->nr_readers++;
 	}
-	*out = info;
-}
-
-static void stall_report(const struct orcu_stall_info *ip)
-{
-	const struct orcu_stall_info info = *ip;
-	void *arg;
-	orcu_stall_handler_t handler = orcu__stall_handler_get(&arg);
-
-	orcu__count(stalls_reported, 1);
-	if (handler) {
-		handler(&info, arg);
-		return;
-	}
-	fprintf(stderr, "orcu: stall: grace period %lu waiting %ld ms for %d reader(s):",
-		info.gp_seq, info.waited_ms, info.nr_readers);
-	for (int i = 0; i < info.nr_readers && i < ORCU_STALL_MAX_READERS; i++)
-		fprintf(stderr, " [tid %d \"%s\" %s nesting %lu]", info.readers[i].tid,
-			info.readers[i].name, info.readers[i].flavor,
-			info.readers[i].nesting);
-	fputc('\n', stderr);
 }
 
 /* The GP owner may be an application thread (a synchronize): it is not
  * cancelled in the handler or the report's writes, which would leave the
  * GP owned for ever.  A cancel waits for its next cancellation point. */
-static void stall_emit(const struct orcu_stall_info *ip)
+static void stall_emit(const struct orcu_stall_info *info)
 {
-	int old;
+	int old = orcu__nocancel_begin();
+	void *arg;
+	orcu_stall_handler_t handler = orcu__stall_handler_get(&arg);
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-	stall_report(ip);
-	pthread_setcancelstate(old, NULL);
+	orcu__count(stalls_reported, 1);
+	if (handler) {
+		handler(info, arg);
+	} else {
+		fprintf(stderr, "orcu: stall: grace period %lu waiting %ld ms for %d reader(s):",
+			info->gp_seq, info->waited_ms, info->nr_readers);
+		for (int i = 0; i < info->nr_readers && i < ORCU_STALL_MAX_READERS; i++)
+			fprintf(stderr, " [tid %d \"%s\" %s nesting %lu]", info->readers[i].tid,
+				info->readers[i].name, info->readers[i].flavor,
+				info->readers[i].nesting);
+		fputc('\n', stderr);
+	}
+	orcu__nocancel_end(old);
 }
 
 /*
@@ -720,7 +693,7 @@ static int scan_held(int pass, unsigned long cur, unsigned long want_q, bool all
 
 	pthread_mutex_lock(&registry_lock);
 	for (rec = registry.next; rec != &registry && (all || !held); rec = rec->next) {
-		if (rec->kind == ORCU__KIND_MEMB)
+		if (rec->r->kind == ORCU__KIND_MEMB)
 			held |= memb_holds(rec, cur) ? HELD_MEMB : 0;
 		else if (pass == 1)
 			held |= qsbr_holds(rec, want_q) ? HELD_QSBR : 0;
@@ -809,9 +782,8 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 		else if (orcu__event_wait(&gp_wait_event, ticket, slice) == -ETIMEDOUT) {
 			ran_out = true;
 			slept = ticket;
-		}
-		if (ran_out)
 			orcu__count(gp_wait_slices, 1);
+		}
 		/* Still 1: nobody consumed our flag, the barrier still holds.
 		 * 0: a reader woke us; re-arm (with a new barrier) if needed.
 		 * Pairs with the exchange in orcu__reader_wake_gp(). */
@@ -828,11 +800,9 @@ static bool memb_unparked(void)
 {
 	struct reader_rec *rec;
 
-	if (!nr_memb)
-		return false;
 	for (rec = registry.next; rec != &registry; rec = rec->next) {
 		/* Acquire pairs with the release in orcu__memb_park(). */
-		if (rec->kind == ORCU__KIND_MEMB &&
+		if (rec->r->kind == ORCU__KIND_MEMB &&
 		    orcu__load_acquire(&rec->r->ctr) != MEMB_PARKED)
 			return true;
 	}

@@ -24,34 +24,29 @@ __attribute__((used)) static const int *const keep_fork_handlers = &orcu__lifecy
 
 void orcu_get_stats(struct orcu_stats *out)
 {
-	uint64_t invoked = 0, inl = 0;
 	long pending = 0, peak = 0;
-	int online = 0, offl = 0;
 
 	memset(out, 0, sizeof(*out));
 	/* Slot 0 alone before a configuration (slot.h). */
 	for (int i = 0; i < orcu__nr_slots(); i++) {
 		struct orcu__slot *s = orcu__slot_of(i);
-		long p = orcu__slot_pending(s);
 		long pk = orcu__load_relaxed(&s->post.peak_pending);
 
-		invoked += orcu__load_relaxed(&s->cnt.n_invoked);
-		inl += orcu__load_relaxed(&s->cnt.n_inline);
-		pending += p;
+		out->callbacks_invoked += orcu__load_relaxed(&s->cnt.n_invoked);
+		out->callbacks_inline += orcu__load_relaxed(&s->cnt.n_inline);
+		pending += orcu__slot_pending(s);
 		if (pk > peak)
 			peak = pk;
-		online += orcu__slot_online(s);
-		offl += orcu__slot_offloaded(s);
+		out->slots_online += orcu__slot_online(s);
+		out->slots_offloaded += orcu__slot_offloaded(s);
 		out->slots_possible++;
 	}
 	/* gp_seq counts two per GP ended (seq.h); no counter on the GP path. */
 	out->gp_completed = (uint64_t)(orcu__load_relaxed(&orcu__gp_seq) >> 1);
 	out->gp_expedited = LOAD(gp_expedited);
-	out->callbacks_invoked = invoked;
 	out->callbacks_pending = pending > 0 ? (uint64_t)pending : 0;
-	out->callbacks_queued = invoked + out->callbacks_pending;
+	out->callbacks_queued = out->callbacks_invoked + out->callbacks_pending;
 	out->callbacks_lazy = LOAD(callbacks_lazy);
-	out->callbacks_inline = inl;
 	out->barriers = LOAD(barriers);
 	out->barriers_run = LOAD(barriers_run);
 	out->gp_wakeups = LOAD(gp_wakeups);
@@ -62,8 +57,6 @@ void orcu_get_stats(struct orcu_stats *out)
 	out->threads_alive = (uint64_t)orcu__load_relaxed(&orcu__g.threads_alive);
 	out->leaders_alive = (uint64_t)orcu__load_relaxed(&orcu__g.leaders_alive);
 	out->followers_alive = (uint64_t)orcu__load_relaxed(&orcu__g.followers_alive);
-	out->slots_online = (uint64_t)online;
-	out->slots_offloaded = (uint64_t)offl;
 	out->adopted_callbacks = LOAD(adopted);
 	out->qhimark_crossings = LOAD(qhimark_crossings);
 	out->hurried_gps = LOAD(gp_expedited);
