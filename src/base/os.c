@@ -119,13 +119,15 @@ void orcu__join(pthread_t thread)
 void orcu__die(const char *fmt, ...)
 {
 	va_list ap;
+	char buf[1024];
 
 	orcu__nocancel_begin();
-	fputs("orcu: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* One call: stderr is unbuffered, and glibc then writes the line
+	 * whole, so another thread's line cannot land inside it. */
+	fprintf(stderr, "orcu: %s\n", buf);
 	abort();
 }
 
