@@ -5,9 +5,6 @@
  * every numeric knob.  Calls os.c and cpulist.c; used by entry.c, and
  * by registry.c, postcheck.c and nocb.c for a boolean variable or the cap.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "config.h"
 #include "cpulist.h"

@@ -9,9 +9,6 @@
  * hold a thread at one point; when off, each hook costs one relaxed load.  Touches only its own state;
  * calls os.c for the clock.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "delay.h"
 #include "orcu/debug.h"

@@ -4,9 +4,6 @@
  * monotonic clock, futexes and named library threads on the housekeeping
  * CPUs.  Calls no other orcu module; used by all of them.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "cpulist.h"
 #include "sanitize.h"

@@ -11,9 +11,6 @@
  * leader, if the group had none) is spawned when the slot first comes
  * online, never for a slot that is merely possible.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "cpu.h"
 #include "nocb.h"

@@ -44,9 +44,6 @@
  *     callbacks need, and those orcu_start_poll() asks for on one of
  *     their slots, which forces a wake of the leader (gp.c point 6).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "cblist.h"
 #include "config.h"

@@ -37,9 +37,6 @@
  *     post starts the threads, and waiters serve meanwhile.  A shutdown
  *     serves, after the join, what was posted while the threads stopped.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "gp.h"
 #include "registry.h"

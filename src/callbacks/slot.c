@@ -74,9 +74,6 @@
  * ORCU_DEBUG builds check the table's rules at each cb_lock unlock
  * (orcu__slot_check_at()).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "cblist.h"
 #include "event.h"

@@ -7,9 +7,6 @@
  * public entry points (entry.c, call.c), os.c's orcu__die and orcu__misuse,
  * and for a synchronize from a callback the GP engine (gp.c, registry.c).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "gp.h"
 #include "registry.h"

@@ -14,9 +14,6 @@
  * runs before_fork while orcu still works (a paused worker may be finishing
  * a synchronize) and after_fork_* once orcu is usable again.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <orcu/urcu-flavor.h>
 
 #include <pthread.h>

@@ -59,9 +59,6 @@
  *     shutdown's, one sees the other, so a request the stopping thread
  *     missed is run by the shutdown, or its requester saw the thread gone.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "delay.h"
 #include "event.h"

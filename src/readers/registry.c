@@ -62,9 +62,6 @@
  * qs_seq (acquire load, release store); 0 means offline.  The GP waits until
  * each online qsbr reader has announced the current counter.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "config.h"
 #include "delay.h"

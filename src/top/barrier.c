@@ -31,9 +31,6 @@
  * runs).  A caller needs a barrier that *starts* after it arrived:
  * orcu__seq_snap(barrier_seq).  Concurrent callers share that one barrier.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "delay.h"
 #include "event.h"

@@ -14,9 +14,6 @@
  * call_rcu), so it may be slowed, never blocked.  It never announces a
  * quiescent state either: a qsbr caller stays online throughout.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "cblist.h"
 #include "delay.h"

@@ -15,9 +15,6 @@
  * replaced by another: orcu__ensure_init() returns -ENOMEM, and the next
  * call that needs the library tries the same configuration again.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "config.h"
 #include "gp.h"

@@ -70,9 +70,6 @@
  *     poster keeps one for its next batch.
  *     orcu_barrier() waits for the callbacks, so for the poster's frees.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "seq.h"
 #include "gp.h"

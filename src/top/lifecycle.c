@@ -104,9 +104,6 @@
  *     inside orcu while its image is unloaded is the program's error,
  *     as for any library.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "postcheck.h"
 #include "gp.h"

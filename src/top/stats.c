@@ -4,9 +4,6 @@
  * per-slot counters).  Reads only; never blocks the engine.  Calls gp.c
  * for the GP thread's CPU time, and os.c to set the stall handler.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "os.h"
 #include "gp.h"
 #include "slot.h"

@@ -16,9 +16,6 @@
  * then ends and joins the threads of the handles still live: none may
  * stay parked in the shim's unmapped code.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "abi.h"
 
 #include <errno.h>

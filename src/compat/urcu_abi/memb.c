@@ -10,9 +10,6 @@
  * is, for rculfhash.  Calls orcu's public API (entry.c, registry.c, gp.c,
  * call.c, barrier.c), compat.c's helpers and common.c.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "abi.h"
 
 #pragma GCC visibility push(default)

@@ -10,9 +10,6 @@
  * (entry.c, registry.c, gp.c, call.c, barrier.c), compat.c's helpers and
  * common.c.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "abi.h"
 
 /* As liburcu builds its qsbr library: read_lock/unlock are functions. */
