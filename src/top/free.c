@@ -52,7 +52,9 @@
  *     as its function (ORCU__FREE_AT, os.h), and never blocks.
  *  5. fork: recs_lock is taken across it (lifecycle.c); in the child the
  *     threads that are gone have busy and flush cleared, and their open
- *     batches, still listed, are posted by the child's next flush.
+ *     batches, still listed, are posted by the child's next flush; a
+ *     ring batch one of them was freeing itself (point 6) is marked
+ *     done, so that its callback does not wait for it.
  *  6. Freeing where the memory is hot.  A free() batch its thread posts
  *     also stays on that thread's ring, with the cookie of a GP that
  *     began after its last addition (orcu__gp_snap()).  When the thread
@@ -66,8 +68,10 @@
  *     do, for <orcu/rcu.hpp>, as P2545 lets a retire "invoke scheduled
  *     evaluations" (its note warns of that very deadlock), marked as in
  *     a callback so a barrier in one aborts instead of waiting for
- *     itself.  The page goes to whoever drops the last reference; the
- *     poster keeps one for its next batch.
+ *     itself; the poster takes the batch off its ring first, since such
+ *     a deleter may retire, fill a batch and reap the ring again.  The
+ *     page goes to whoever drops the last reference; the poster keeps
+ *     one for its next batch.
  *     orcu_barrier() waits for the callbacks, so for the poster's frees.
  */
 #ifndef _GNU_SOURCE
@@ -165,6 +169,13 @@ static void batch_post(struct batch *b)
 /* ------------------------------------------------------------------ */
 /* The posting threads' records */
 
+/* A ring batch its owner is freeing, on the owner's stack (ring_drop());
+ * prev: the one it was freeing when a deleter came back (point 6). */
+struct freeing {
+	struct batch *b;
+	struct freeing *prev;
+};
+
 struct free_rec {
 	/* Owner writes, flushers read (point 2). */
 	_Atomic int busy;
@@ -185,6 +196,9 @@ struct free_rec {
 	struct batch *ring[RING];
 	unsigned long cookie[RING];
 	struct batch *spare;
+	/* The batches it has taken off its ring to free them, innermost
+	 * first: read by the fork child alone (point 5). */
+	struct freeing *_Atomic freeing;
 };
 static pthread_mutex_t recs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct free_rec *recs;
@@ -315,25 +329,38 @@ static struct free_rec *rec_new(void)
 /* Freeing where the memory is hot (point 6) */
 
 /* The owner lets go of the oldest batch of its ring, freeing its objects
- * itself if its GP has ended and the callback has not claimed them. */
+ * itself if its GP has ended and the callback has not claimed them.  The
+ * batch leaves the ring first: a deleter may retire, fill a batch and so
+ * come back here (ring_push()), and must find the ring without it. */
 static void ring_drop(struct free_rec *r, bool gp_done)
 {
 	struct batch *b = r->ring[r->ring_head];
 	int c = CLAIM_NONE;
 
-	/* Pairs with the CAS in batch_cb(): one of the two frees them. */
-	if (gp_done && orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
-		/* Deleters run as in a callback: what would wait for this
-		 * batch's own callback (a barrier) says so and aborts. */
-		orcu__reader.in_callback++;
-		batch_delete(b);
-		orcu__reader.in_callback--;
-		/* Pairs with the acquire in batch_cb(). */
-		orcu__store_release(&b->claim, CLAIM_DONE);
-	}
 	r->ring[r->ring_head] = NULL;
 	r->ring_head = (r->ring_head + 1) % RING;
 	r->ring_n--;
+	if (gp_done) {
+		struct freeing f = { b, orcu__load_relaxed(&r->freeing) };
+
+		/* Listed before it can be CLAIM_POSTER (the CAS orders the
+		 * store), for a fork child (point 5). */
+		orcu__store_relaxed(&r->freeing, &f);
+		/* Pairs with the CAS in batch_cb(): one of the two frees
+		 * them. */
+		if (orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
+			/* Deleters run as in a callback: what would wait for
+			 * this batch's own callback (a barrier) says so and
+			 * aborts. */
+			orcu__reader.in_callback++;
+			batch_delete(b);
+			orcu__reader.in_callback--;
+			/* Pairs with the acquire in batch_cb(). */
+			orcu__store_release(&b->claim, CLAIM_DONE);
+		}
+		/* Unlisted once CLAIM_DONE (the release orders it). */
+		orcu__store_release(&r->freeing, f.prev);
+	}
 	/* Pairs with the callback's drop in batch_cb(). */
 	if (orcu__fetch_sub_acq_rel(&b->refs, 1) == 1) {
 		if (!r->spare)
@@ -606,13 +633,17 @@ void orcu__free_fork_child(void)
 {
 	/* Point 5: only this thread runs, and it is in no addition.  A batch
 	 * a thread that is gone was freeing itself is done here: its
-	 * callback must not wait for it (what it had not freed stays). */
+	 * callback must not wait for it (what it had not freed stays).  It
+	 * is off the ring (ring_drop()), on the list its thread's stack
+	 * holds, which the child has a copy of. */
 	for (struct free_rec *r = recs; r; r = r->next) {
 		orcu__store_relaxed(&r->busy, 0);
 		orcu__store_relaxed(&r->flush, 0);
-		for (int i = 0; i < RING; i++)
-			if (r->ring[i] && orcu__load_relaxed(&r->ring[i]->claim) == CLAIM_POSTER)
-				orcu__store_relaxed(&r->ring[i]->claim, CLAIM_DONE);
+		if (r == own_rec) /* forked from a deleter: it goes on */
+			continue;
+		for (struct freeing *f = orcu__load_relaxed(&r->freeing); f; f = f->prev)
+			if (orcu__load_relaxed(&f->b->claim) == CLAIM_POSTER)
+				orcu__store_relaxed(&f->b->claim, CLAIM_DONE);
 	}
 	pthread_mutex_unlock(&recs_lock);
 }
