@@ -351,10 +351,16 @@ static void ring_drop(struct free_rec *r, bool gp_done)
 		if (orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
 			/* Deleters run as in a callback: what would wait for
 			 * this batch's own callback (a barrier) says so and
-			 * aborts. */
+			 * aborts; and with cancellation disabled, as the
+			 * callbacks an application thread runs (slot.c): one
+			 * at a cancellation point must not unwind this thread
+			 * with the batch claimed (os.c "Cancellation"). */
+			int cancel = b->kind != BATCH_FREE ? orcu__nocancel_begin() : PTHREAD_CANCEL_DISABLE;
+
 			orcu__reader.in_callback++;
 			batch_delete(b);
 			orcu__reader.in_callback--;
+			orcu__nocancel_end(cancel);
 			/* Pairs with the acquire in batch_cb(). */
 			orcu__store_release(&b->claim, CLAIM_DONE);
 		}
@@ -524,14 +530,21 @@ static inline int add(unsigned k, void *p, void (*deleter)(void *))
 	return add_slow(k, p, deleter);
 }
 
-/* Point 4: no batch memory.  The caller was checked. */
+/* Point 4: no batch memory.  The caller was checked.  A deleter runs
+ * with cancellation disabled: no cancel takes effect inside an orcu call
+ * (os.c "Cancellation"). */
 static void wait_and_delete(void *p, void (*deleter)(void *))
 {
+	int cancel;
+
 	orcu_synchronize();
-	if (deleter)
-		deleter(p);
-	else
+	if (!deleter) {
 		free(p);
+		return;
+	}
+	cancel = orcu__nocancel_begin();
+	deleter(p);
+	orcu__nocancel_end(cancel);
 }
 
 static inline void check_may_block(const char *call)
