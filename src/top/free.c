@@ -23,19 +23,20 @@
  *     other thread, always under recs_lock) raises flush, runs
  *     orcu__membarrier_master(), then waits for busy == 0: the owner
  *     either finished its addition (its busy = 0 released it) or will
- *     see flush and wait, outside, until the flusher is done.  The
- *     flusher unhooks the batches, lowers flush, then posts them.  Each
- *     side waits only for a bounded piece of the other: a few stores,
- *     or one orcu_call() (which never waits for callbacks); neither
- *     waits holding anything the other needs to go on.
+ *     see flush and take the slow path.  The slow path (opening a
+ *     batch, posting the one it fills, or a flush seen) runs under
+ *     recs_lock, where no flusher is at work.  The flusher unhooks the
+ *     batches, lowers flush, then posts them.  Each side waits only for
+ *     a bounded piece of the other: a few stores, or one orcu_call()
+ *     (which never waits for callbacks); neither waits holding anything
+ *     the other needs to go on.
  *  3. Nothing open is forgotten: orcu_barrier() (orcu__barrier_timed())
  *     flushes every thread's open batches before it entrains its
  *     markers, so every object handed to orcu_free() before the barrier
  *     was called has been freed when it returns.  That needs every batch
  *     to leave its thread's record only as a posted callback: the owner
- *     posts a full batch before its section ends, and a flusher (a
- *     barrier, the tick, the thread's exit) posts what it unhooked
- *     before it releases recs_lock.  So a barrier's flush, under
+ *     and a flusher (a barrier, the tick, the thread's exit) alike post
+ *     what they unhooked before they release recs_lock.  So a barrier's flush, under
  *     recs_lock, finds each batch still open or already posted ahead of
  *     its markers (a tick that unhooked a batch and posted it later
  *     slipped past a barrier: test_free_fork caught it).  orcu_drain()
@@ -50,9 +51,12 @@
  *     every call, not only when memory runs out).  orcu_free_rcu()
  *     posts the object's own head instead, its offset in the object
  *     as its function (ORCU__FREE_AT, os.h), and never blocks.
- *  5. fork: recs_lock is taken across it (lifecycle.c); in the child the
- *     threads that are gone have busy and flush cleared, and their open
- *     batches, still listed, are posted by the child's next flush; a
+ *  5. fork: recs_lock is taken across it (lifecycle.c), so the child
+ *     finds each batch open or posted, none in between (an owner that
+ *     posted a full batch outside it lost it in the child:
+ *     test_free_fork_mid_post).  In the child the threads that are gone
+ *     have busy and flush cleared, and their open batches, still
+ *     listed, are posted by the child's next flush; a
  *     ring batch one of them was freeing itself (point 6) is marked
  *     done, so that its callback does not wait for it.
  *  6. Freeing where the memory is hot.  A free() batch its thread posts
@@ -225,13 +229,13 @@ static int steal_locked(struct free_rec **rs, int nr, struct batch **out, bool d
 
 	for (int i = 0; i < nr; i++)
 		orcu__store_relaxed(&rs[i]->flush, 1);
-	/* Pairs with orcu__mb_slave() in owner_enter(): an owner that did
+	/* Pairs with orcu__mb_slave() in add_fast(): an owner that did
 	 * not see flush has its busy = 1 seen by the loads below. */
 	orcu__membarrier_master();
 	for (int i = 0; i < nr; i++) {
 		struct free_rec *r = rs[i];
 
-		/* Acquire pairs with the release of busy in owner_exit(): its
+		/* Acquire pairs with the release of busy in add_fast(): its
 		 * additions are ours to post. */
 		while (orcu__load_acquire(&r->busy))
 			sched_yield();
@@ -244,7 +248,7 @@ static int steal_locked(struct free_rec **rs, int nr, struct batch **out, bool d
 			r->tick_armed = false;
 	}
 	for (int i = 0; i < nr; i++)
-		/* Pairs with the acquire in owner_enter(): the owner sees its
+		/* Pairs with the acquire in add_fast(): the owner sees its
 		 * batches gone. */
 		orcu__store_release(&rs[i]->flush, 0);
 	return n;
@@ -448,74 +452,41 @@ static inline bool add_fast(struct free_rec *r, unsigned k, void *p, void (*dele
 	return added;
 }
 
-/* Point 2, the owner's half.  False: a flusher is at work; retry. */
-static bool owner_enter(struct free_rec *r)
-{
-	orcu__store_relaxed(&r->busy, 1);
-	/* Pairs with orcu__membarrier_master() in steal_locked(). */
-	orcu__mb_slave();
-	/* Acquire pairs with the release that lowers flush in
-	 * steal_locked(). */
-	if (orcu__likely(!orcu__load_acquire(&r->flush)))
-		return true;
-	orcu__store_release(&r->busy, 0);
-	while (orcu__load_acquire(&r->flush))
-		sched_yield();
-	return false;
-}
-
-static void owner_exit(struct free_rec *r)
-{
-	/* Pairs with the acquire of busy in steal_locked(). */
-	orcu__store_release(&r->busy, 0);
-}
-
 /* Add p (and its deleter) to this thread's open batch of kind k, opening
  * one, or posting the one it fills.  Returns 0, or -ENOMEM when no batch
- * memory can be had (nothing was added). */
+ * memory can be had (nothing was added).  Under recs_lock: no flusher is
+ * at work (point 2), and a fork finds a full batch still open or already
+ * posted, never between the two (point 5). */
 static int add_slow(unsigned k, void *p, void (*deleter)(void *))
 {
 	struct free_rec *r = own_rec;
-	struct batch *b, *full = NULL, *fresh = NULL;
+	struct batch *b, *full = NULL;
 	bool arm = false;
 
 	if (!r && !(r = rec_new()))
 		return -ENOMEM;
-	for (;;) {
-		if (!owner_enter(r))
-			continue;
-		b = r->open[k];
-		if (!b) {
-			if (!fresh) {
-				owner_exit(r);
-				if (!(fresh = batch_new(r, k)))
-					return -ENOMEM;
-				continue;
-			}
-			b = r->open[k] = fresh;
-			fresh = NULL;
-			arm = !r->tick_armed;
-			r->tick_armed = true;
+	pthread_mutex_lock(&recs_lock);
+	b = r->open[k];
+	if (!b) {
+		if (!(b = batch_new(r, k))) {
+			pthread_mutex_unlock(&recs_lock);
+			return -ENOMEM;
 		}
-		b->e[b->n++].p = p;
-		if (k != BATCH_FREE)
-			b->e[b->n++].deleter = deleter;
-		if (b->n + 2 > b->cap) {
-			full = b;
-			r->open[k] = NULL;
-			/* Posted before the section ends (point 3). */
-			if (RINGED(k))
-				orcu__store_relaxed(&full->refs, 2);
-			batch_post(full);
-		}
-		owner_exit(r);
-		break;
+		r->open[k] = b;
+		arm = !r->tick_armed;
+		r->tick_armed = true;
 	}
-	/* A flusher took the open batch while we allocated: keep the page. */
-	if (fresh && !r->spare)
-		r->spare = fresh;
-	else
-		free(fresh);
+	b->e[b->n++].p = p;
+	if (k != BATCH_FREE)
+		b->e[b->n++].deleter = deleter;
+	if (b->n + 2 > b->cap) {
+		full = b;
+		r->open[k] = NULL;
+		if (RINGED(k))
+			orcu__store_relaxed(&full->refs, 2);
+		batch_post(full); /* under recs_lock: points 3 and 5 */
+	}
+	pthread_mutex_unlock(&recs_lock);
 	if (full && RINGED(k))
 		ring_push(r, full);
 	if (arm)
