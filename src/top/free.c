@@ -48,7 +48,9 @@
  *  4. No batch memory: orcu_free() and orcu_retire() wait for a grace
  *     period and free at once (orcu_synchronize()), which is why they
  *     are not allowed in a reader section or a callback (checked on
- *     every call, not only when memory runs out).  orcu_free_rcu()
+ *     every call, not only when memory runs out).  The deleter then runs
+ *     on the caller's thread, as in a callback (API.md says so: a lock
+ *     the caller holds across orcu_retire() must not be one it takes).  orcu_free_rcu()
  *     posts the object's own head instead, its offset in the object
  *     as its function (ORCU__FREE_AT, os.h), and never blocks.
  *  5. fork: recs_lock is taken across it (lifecycle.c), so the child
@@ -501,9 +503,10 @@ static inline int add(unsigned k, void *p, void (*deleter)(void *))
 	return add_slow(k, p, deleter);
 }
 
-/* Point 4: no batch memory.  The caller was checked.  A deleter runs
- * with cancellation disabled: no cancel takes effect inside an orcu call
- * (os.c "Cancellation"). */
+/* Point 4: no batch memory.  The caller was checked.  The deleter runs
+ * as in a callback, as it does anywhere else (what a callback may not
+ * call aborts here too), and with cancellation disabled: no cancel takes
+ * effect inside an orcu call (os.c "Cancellation"). */
 static void wait_and_delete(void *p, void (*deleter)(void *))
 {
 	int cancel;
@@ -514,7 +517,9 @@ static void wait_and_delete(void *p, void (*deleter)(void *))
 		return;
 	}
 	cancel = orcu__nocancel_begin();
+	orcu__reader.in_callback++;
 	deleter(p);
+	orcu__reader.in_callback--;
 	orcu__nocancel_end(cancel);
 }
 
