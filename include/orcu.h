@@ -371,7 +371,9 @@ ORCU_API void orcu_free(void *p);
  * callback does (on an orcu thread for an offloaded slot, no library lock
  * held; it may call orcu_call, not orcu_free or orcu_retire).  p NULL is
  * ignored; a NULL deleter prints one line and aborts.  Same blocking rule
- * and contexts as orcu_free().
+ * and contexts as orcu_free(): when no batch memory can be had, deleter
+ * runs (as a callback) on the caller's thread before orcu_retire()
+ * returns, so it must not take a lock the caller holds across the call.
  */
 ORCU_API void orcu_retire(void *p, void (*deleter)(void *));
 

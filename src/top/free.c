@@ -23,19 +23,20 @@
  *     other thread, always under recs_lock) raises flush, runs
  *     orcu__membarrier_master(), then waits for busy == 0: the owner
  *     either finished its addition (its busy = 0 released it) or will
- *     see flush and wait, outside, until the flusher is done.  The
- *     flusher unhooks the batches, lowers flush, then posts them.  Each
- *     side waits only for a bounded piece of the other: a few stores,
- *     or one orcu_call() (which never waits for callbacks); neither
- *     waits holding anything the other needs to go on.
+ *     see flush and take the slow path.  The slow path (opening a
+ *     batch, posting the one it fills, or a flush seen) runs under
+ *     recs_lock, where no flusher is at work.  The flusher unhooks the
+ *     batches, lowers flush, then posts them.  Each side waits only for
+ *     a bounded piece of the other: a few stores, or one orcu_call()
+ *     (which never waits for callbacks); neither waits holding anything
+ *     the other needs to go on.
  *  3. Nothing open is forgotten: orcu_barrier() (orcu__barrier_timed())
  *     flushes every thread's open batches before it entrains its
  *     markers, so every object handed to orcu_free() before the barrier
  *     was called has been freed when it returns.  That needs every batch
  *     to leave its thread's record only as a posted callback: the owner
- *     posts a full batch before its section ends, and a flusher (a
- *     barrier, the tick, the thread's exit) posts what it unhooked
- *     before it releases recs_lock.  So a barrier's flush, under
+ *     and a flusher (a barrier, the tick, the thread's exit) alike post
+ *     what they unhooked before they release recs_lock.  So a barrier's flush, under
  *     recs_lock, finds each batch still open or already posted ahead of
  *     its markers (a tick that unhooked a batch and posted it later
  *     slipped past a barrier: test_free_fork caught it).  orcu_drain()
@@ -47,12 +48,19 @@
  *  4. No batch memory: orcu_free() and orcu_retire() wait for a grace
  *     period and free at once (orcu_synchronize()), which is why they
  *     are not allowed in a reader section or a callback (checked on
- *     every call, not only when memory runs out).  orcu_free_rcu()
+ *     every call, not only when memory runs out).  The deleter then runs
+ *     on the caller's thread, as in a callback (API.md says so: a lock
+ *     the caller holds across orcu_retire() must not be one it takes).  orcu_free_rcu()
  *     posts the object's own head instead, its offset in the object
  *     as its function (ORCU__FREE_AT, os.h), and never blocks.
- *  5. fork: recs_lock is taken across it (lifecycle.c); in the child the
- *     threads that are gone have busy and flush cleared, and their open
- *     batches, still listed, are posted by the child's next flush.
+ *  5. fork: recs_lock is taken across it (lifecycle.c), so the child
+ *     finds each batch open or posted, none in between (an owner that
+ *     posted a full batch outside it lost it in the child:
+ *     test_free_fork_mid_post).  In the child the threads that are gone
+ *     have busy and flush cleared, and their open batches, still
+ *     listed, are posted by the child's next flush; a
+ *     ring batch one of them was freeing itself (point 6) is marked
+ *     done, so that its callback does not wait for it.
  *  6. Freeing where the memory is hot.  A free() batch its thread posts
  *     also stays on that thread's ring, with the cookie of a GP that
  *     began after its last addition (orcu__gp_snap()).  When the thread
@@ -66,8 +74,10 @@
  *     do, for <orcu/rcu.hpp>, as P2545 lets a retire "invoke scheduled
  *     evaluations" (its note warns of that very deadlock), marked as in
  *     a callback so a barrier in one aborts instead of waiting for
- *     itself.  The page goes to whoever drops the last reference; the
- *     poster keeps one for its next batch.
+ *     itself; the poster takes the batch off its ring first, since such
+ *     a deleter may retire, fill a batch and reap the ring again.  The
+ *     page goes to whoever drops the last reference; the poster keeps
+ *     one for its next batch.
  *     orcu_barrier() waits for the callbacks, so for the poster's frees.
  */
 #include "os.h"
@@ -162,6 +172,13 @@ static void batch_post(struct batch *b)
 /* ------------------------------------------------------------------ */
 /* The posting threads' records */
 
+/* A ring batch its owner is freeing, on the owner's stack (ring_drop());
+ * prev: the one it was freeing when a deleter came back (point 6). */
+struct freeing {
+	struct batch *b;
+	struct freeing *prev;
+};
+
 struct free_rec {
 	/* Owner writes, flushers read (point 2). */
 	_Atomic int busy;
@@ -182,6 +199,9 @@ struct free_rec {
 	struct batch *ring[RING];
 	unsigned long cookie[RING];
 	struct batch *spare;
+	/* The batches it has taken off its ring to free them, innermost
+	 * first: read by the fork child alone (point 5). */
+	struct freeing *_Atomic freeing;
 };
 static pthread_mutex_t recs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct free_rec *recs;
@@ -208,13 +228,13 @@ static int steal_locked(struct free_rec **rs, int nr, struct batch **out, bool d
 
 	for (int i = 0; i < nr; i++)
 		orcu__store_relaxed(&rs[i]->flush, 1);
-	/* Pairs with orcu__mb_slave() in owner_enter(): an owner that did
+	/* Pairs with orcu__mb_slave() in add_fast(): an owner that did
 	 * not see flush has its busy = 1 seen by the loads below. */
 	orcu__membarrier_master();
 	for (int i = 0; i < nr; i++) {
 		struct free_rec *r = rs[i];
 
-		/* Acquire pairs with the release of busy in owner_exit(): its
+		/* Acquire pairs with the release of busy in add_fast(): its
 		 * additions are ours to post. */
 		while (orcu__load_acquire(&r->busy))
 			sched_yield();
@@ -227,7 +247,7 @@ static int steal_locked(struct free_rec **rs, int nr, struct batch **out, bool d
 			r->tick_armed = false;
 	}
 	for (int i = 0; i < nr; i++)
-		/* Pairs with the acquire in owner_enter(): the owner sees its
+		/* Pairs with the acquire in add_fast(): the owner sees its
 		 * batches gone. */
 		orcu__store_release(&rs[i]->flush, 0);
 	return n;
@@ -312,25 +332,44 @@ static struct free_rec *rec_new(void)
 /* Freeing where the memory is hot (point 6) */
 
 /* The owner lets go of the oldest batch of its ring, freeing its objects
- * itself if its GP has ended and the callback has not claimed them. */
+ * itself if its GP has ended and the callback has not claimed them.  The
+ * batch leaves the ring first: a deleter may retire, fill a batch and so
+ * come back here (ring_push()), and must find the ring without it. */
 static void ring_drop(struct free_rec *r, bool gp_done)
 {
 	struct batch *b = r->ring[r->ring_head];
 	int c = CLAIM_NONE;
 
-	/* Pairs with the CAS in batch_cb(): one of the two frees them. */
-	if (gp_done && orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
-		/* Deleters run as in a callback: what would wait for this
-		 * batch's own callback (a barrier) says so and aborts. */
-		orcu__reader.in_callback++;
-		batch_delete(b);
-		orcu__reader.in_callback--;
-		/* Pairs with the acquire in batch_cb(). */
-		orcu__store_release(&b->claim, CLAIM_DONE);
-	}
 	r->ring[r->ring_head] = NULL;
 	r->ring_head = (r->ring_head + 1) % RING;
 	r->ring_n--;
+	if (gp_done) {
+		struct freeing f = { b, orcu__load_relaxed(&r->freeing) };
+
+		/* Listed before it can be CLAIM_POSTER (the CAS orders the
+		 * store), for a fork child (point 5). */
+		orcu__store_relaxed(&r->freeing, &f);
+		/* Pairs with the CAS in batch_cb(): one of the two frees
+		 * them. */
+		if (orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
+			/* Deleters run as in a callback: what would wait for
+			 * this batch's own callback (a barrier) says so and
+			 * aborts; and with cancellation disabled, as the
+			 * callbacks an application thread runs (slot.c): one
+			 * at a cancellation point must not unwind this thread
+			 * with the batch claimed (os.c "Cancellation"). */
+			int cancel = b->kind != BATCH_FREE ? orcu__nocancel_begin() : PTHREAD_CANCEL_DISABLE;
+
+			orcu__reader.in_callback++;
+			batch_delete(b);
+			orcu__reader.in_callback--;
+			orcu__nocancel_end(cancel);
+			/* Pairs with the acquire in batch_cb(). */
+			orcu__store_release(&b->claim, CLAIM_DONE);
+		}
+		/* Unlisted once CLAIM_DONE (the release orders it). */
+		orcu__store_release(&r->freeing, f.prev);
+	}
 	/* Pairs with the callback's drop in batch_cb(). */
 	if (orcu__fetch_sub_acq_rel(&b->refs, 1) == 1) {
 		if (!r->spare)
@@ -412,74 +451,41 @@ static inline bool add_fast(struct free_rec *r, unsigned k, void *p, void (*dele
 	return added;
 }
 
-/* Point 2, the owner's half.  False: a flusher is at work; retry. */
-static bool owner_enter(struct free_rec *r)
-{
-	orcu__store_relaxed(&r->busy, 1);
-	/* Pairs with orcu__membarrier_master() in steal_locked(). */
-	orcu__mb_slave();
-	/* Acquire pairs with the release that lowers flush in
-	 * steal_locked(). */
-	if (orcu__likely(!orcu__load_acquire(&r->flush)))
-		return true;
-	orcu__store_release(&r->busy, 0);
-	while (orcu__load_acquire(&r->flush))
-		sched_yield();
-	return false;
-}
-
-static void owner_exit(struct free_rec *r)
-{
-	/* Pairs with the acquire of busy in steal_locked(). */
-	orcu__store_release(&r->busy, 0);
-}
-
 /* Add p (and its deleter) to this thread's open batch of kind k, opening
  * one, or posting the one it fills.  Returns 0, or -ENOMEM when no batch
- * memory can be had (nothing was added). */
+ * memory can be had (nothing was added).  Under recs_lock: no flusher is
+ * at work (point 2), and a fork finds a full batch still open or already
+ * posted, never between the two (point 5). */
 static int add_slow(unsigned k, void *p, void (*deleter)(void *))
 {
 	struct free_rec *r = own_rec;
-	struct batch *b, *full = NULL, *fresh = NULL;
+	struct batch *b, *full = NULL;
 	bool arm = false;
 
 	if (!r && !(r = rec_new()))
 		return -ENOMEM;
-	for (;;) {
-		if (!owner_enter(r))
-			continue;
-		b = r->open[k];
-		if (!b) {
-			if (!fresh) {
-				owner_exit(r);
-				if (!(fresh = batch_new(r, k)))
-					return -ENOMEM;
-				continue;
-			}
-			b = r->open[k] = fresh;
-			fresh = NULL;
-			arm = !r->tick_armed;
-			r->tick_armed = true;
+	pthread_mutex_lock(&recs_lock);
+	b = r->open[k];
+	if (!b) {
+		if (!(b = batch_new(r, k))) {
+			pthread_mutex_unlock(&recs_lock);
+			return -ENOMEM;
 		}
-		b->e[b->n++].p = p;
-		if (k != BATCH_FREE)
-			b->e[b->n++].deleter = deleter;
-		if (b->n + 2 > b->cap) {
-			full = b;
-			r->open[k] = NULL;
-			/* Posted before the section ends (point 3). */
-			if (RINGED(k))
-				orcu__store_relaxed(&full->refs, 2);
-			batch_post(full);
-		}
-		owner_exit(r);
-		break;
+		r->open[k] = b;
+		arm = !r->tick_armed;
+		r->tick_armed = true;
 	}
-	/* A flusher took the open batch while we allocated: keep the page. */
-	if (fresh && !r->spare)
-		r->spare = fresh;
-	else
-		free(fresh);
+	b->e[b->n++].p = p;
+	if (k != BATCH_FREE)
+		b->e[b->n++].deleter = deleter;
+	if (b->n + 2 > b->cap) {
+		full = b;
+		r->open[k] = NULL;
+		if (RINGED(k))
+			orcu__store_relaxed(&full->refs, 2);
+		batch_post(full); /* under recs_lock: points 3 and 5 */
+	}
+	pthread_mutex_unlock(&recs_lock);
 	if (full && RINGED(k))
 		ring_push(r, full);
 	if (arm)
@@ -494,14 +500,24 @@ static inline int add(unsigned k, void *p, void (*deleter)(void *))
 	return add_slow(k, p, deleter);
 }
 
-/* Point 4: no batch memory.  The caller was checked. */
+/* Point 4: no batch memory.  The caller was checked.  The deleter runs
+ * as in a callback, as it does anywhere else (what a callback may not
+ * call aborts here too), and with cancellation disabled: no cancel takes
+ * effect inside an orcu call (os.c "Cancellation"). */
 static void wait_and_delete(void *p, void (*deleter)(void *))
 {
+	int cancel;
+
 	orcu_synchronize();
-	if (deleter)
-		deleter(p);
-	else
+	if (!deleter) {
 		free(p);
+		return;
+	}
+	cancel = orcu__nocancel_begin();
+	orcu__reader.in_callback++;
+	deleter(p);
+	orcu__reader.in_callback--;
+	orcu__nocancel_end(cancel);
 }
 
 static inline void check_may_block(const char *call)
@@ -603,13 +619,17 @@ void orcu__free_fork_child(void)
 {
 	/* Point 5: only this thread runs, and it is in no addition.  A batch
 	 * a thread that is gone was freeing itself is done here: its
-	 * callback must not wait for it (what it had not freed stays). */
+	 * callback must not wait for it (what it had not freed stays).  It
+	 * is off the ring (ring_drop()), on the list its thread's stack
+	 * holds, which the child has a copy of. */
 	for (struct free_rec *r = recs; r; r = r->next) {
 		orcu__store_relaxed(&r->busy, 0);
 		orcu__store_relaxed(&r->flush, 0);
-		for (int i = 0; i < RING; i++)
-			if (r->ring[i] && orcu__load_relaxed(&r->ring[i]->claim) == CLAIM_POSTER)
-				orcu__store_relaxed(&r->ring[i]->claim, CLAIM_DONE);
+		if (r == own_rec) /* forked from a deleter: it goes on */
+			continue;
+		for (struct freeing *f = orcu__load_relaxed(&r->freeing); f; f = f->prev)
+			if (orcu__load_relaxed(&f->b->claim) == CLAIM_POSTER)
+				orcu__store_relaxed(&f->b->claim, CLAIM_DONE);
 	}
 	pthread_mutex_unlock(&recs_lock);
 }
