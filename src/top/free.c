@@ -207,6 +207,7 @@ static pthread_mutex_t recs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct free_rec *recs;
 static pthread_key_t rec_key;
 static pthread_once_t rec_key_once = PTHREAD_ONCE_INIT;
+static bool rec_key_made;
 static __thread struct free_rec *own_rec __attribute__((tls_model("initial-exec")));
 
 static void unlink_rec_locked(struct free_rec *r)
@@ -307,6 +308,16 @@ static void make_key(void)
 {
 	if (pthread_key_create(&rec_key, rec_exit) != 0)
 		orcu__die("free.c: pthread_key_create failed");
+	rec_key_made = true;
+}
+
+/* The library's image is unloaded (lifecycle.c point 7): a thread that
+ * called orcu_free() or orcu_retire() must not run rec_exit(), gone with
+ * it, when it ends.  The unload's drain posted its open batches. */
+void orcu__free_unload(void)
+{
+	if (rec_key_made)
+		pthread_key_delete(rec_key);
 }
 
 static struct free_rec *rec_new(void)

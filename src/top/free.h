@@ -13,5 +13,6 @@ int orcu__free_flush_all(void);
 void orcu__free_fork_prepare(void);
 void orcu__free_fork_parent(void);
 void orcu__free_fork_child(void);
+void orcu__free_unload(void); /* lifecycle.c: the image goes */
 
 #endif

@@ -337,4 +337,5 @@ __attribute__((destructor)) static void orcu__unload(void)
 		return;
 	orcu__registry_unload();
 	orcu__postq_unload();
+	orcu__free_unload();
 }
