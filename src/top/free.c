@@ -369,7 +369,7 @@ static void ring_drop(struct free_rec *r, bool gp_done)
 			 * callbacks an application thread runs (slot.c): one
 			 * at a cancellation point must not unwind this thread
 			 * with the batch claimed (os.c "Cancellation"). */
-			int cancel = b->kind != BATCH_FREE ? orcu__nocancel_begin() : PTHREAD_CANCEL_DISABLE;
+			int cancel = orcu__nocancel_begin();
 
 			orcu__reader.in_callback++;
 			batch_delete(b);
