@@ -525,7 +525,7 @@ static void note_started(struct orcu__slot *s, long markers)
 /* barrier.c's marker, run by its slot's claimer (point 6): the entries
  * ahead of it and the marker itself are counted done before the barrier
  * can end, so pending excludes them when it returns (orcu_drain()'s
- * total_pending() relies on it); the marker is no callback in the
+ * all_invoked() relies on it); the marker is no callback in the
  * statistics. */
 void orcu__slot_note_marker(void)
 {

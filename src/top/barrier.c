@@ -199,13 +199,23 @@ void orcu_barrier(void)
 		orcu_thread_online();
 }
 
-static long total_pending(void)
+/* Whether nothing counted on any slot was pending, at one instant.  A
+ * callback may post to another slot than its own, so summing each slot's
+ * pending in turn can miss a chain that moves: read B, the callback posts
+ * to B and counts done on A, read A.  So every done count is read first,
+ * then every posted one.  Acquire: a callback counted done was counted
+ * posted before, and so was all it posted (pairs with the release in
+ * note_invoked(), slot.c).  The sums are equal only if nothing was
+ * pending between the two passes. */
+static bool all_invoked(void)
 {
-	long n = 0;
+	long done = 0, posted = 0;
 
 	for (int i = 0; i < orcu__nr_slots(); i++)
-		n += orcu__slot_pending(orcu__slot_of(i));
-	return n;
+		done += orcu__load_acquire(&orcu__slot_of(i)->cnt.n_done);
+	for (int i = 0; i < orcu__nr_slots(); i++)
+		posted += orcu__slot_counted(orcu__slot_of(i));
+	return posted == done;
 }
 
 int orcu_drain(long timeout_ms)
@@ -221,7 +231,7 @@ int orcu_drain(long timeout_ms)
 	for (;;) {
 		ret = orcu__barrier_timed(deadline);
 		/* A deleter may have retired more into its thread's batch. */
-		if (ret < 0 || (total_pending() == 0 && orcu__free_flush_all() == 0))
+		if (ret < 0 || (all_invoked() && orcu__free_flush_all() == 0))
 			break;
 		if (deadline >= 0 && (int64_t)orcu__now_ns() >= deadline) {
 			ret = -ETIMEDOUT;
