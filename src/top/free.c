@@ -304,11 +304,11 @@ static void rec_exit(void *arg)
 		free(r);
 }
 
+/* Without a key (PTHREAD_KEYS_MAX reached, or no memory) no thread gets
+ * a record, and its objects take the no-memory path (point 4). */
 static void make_key(void)
 {
-	if (pthread_key_create(&rec_key, rec_exit) != 0)
-		orcu__die("free.c: pthread_key_create failed");
-	rec_key_made = true;
+	rec_key_made = pthread_key_create(&rec_key, rec_exit) == 0;
 }
 
 /* The library's image is unloaded (lifecycle.c point 7): a thread that
@@ -322,11 +322,11 @@ void orcu__free_unload(void)
 
 static struct free_rec *rec_new(void)
 {
-	struct free_rec *r = calloc(1, sizeof(*r));
+	struct free_rec *r;
 
-	if (!r)
-		return NULL;
 	pthread_once(&rec_key_once, make_key);
+	if (!rec_key_made || !(r = calloc(1, sizeof(*r))))
+		return NULL;
 	if (pthread_setspecific(rec_key, r) != 0) {
 		free(r);
 		return NULL;
