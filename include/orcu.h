@@ -156,10 +156,12 @@ typedef void (*orcu_stall_handler_t)(const struct orcu_stall_info *info, void *a
 /*
  * orcu_register_thread - make the calling thread a memb reader (read-side
  * sections marked with orcu_read_lock/unlock; grace periods need nothing
- * else from it).  Idempotent.  Returns 0, -ENOMEM, or -EBUSY if the thread
- * is already a qsbr reader.  Not in a reader section; allowed in a
- * callback; not in a signal handler.  orcu_read_lock() on an unregistered
- * thread calls it implicitly.
+ * else from it).  Idempotent.  Returns 0, -ENOMEM, -EAGAIN if orcu has no
+ * thread-specific data key (PTHREAD_KEYS_MAX was reached when it first
+ * needed one; one line), or -EBUSY if the thread is already a qsbr
+ * reader.  Not in a reader section; allowed in a callback; not in a
+ * signal handler.  orcu_read_lock() on an unregistered thread calls it
+ * implicitly.
  */
 ORCU_API int orcu_register_thread(void); /* memb reader; idempotent */
 
@@ -168,11 +170,11 @@ ORCU_API int orcu_register_thread(void); /* memb reader; idempotent */
  * on return, it is in a read-side section until it calls
  * orcu_quiescent_state() or orcu_thread_offline(), so it must do one of
  * them regularly or it holds every grace period (a stall warning names
- * it).  Idempotent.  Returns 0, -ENOMEM, or -EBUSY if the thread is
- * already a memb reader.  Same contexts as orcu_register_thread(), but
- * not on an orcu thread (a callback running on one): it would hold every
- * grace period, as it never reaches a quiescent point of its own;
- * -EPERM and one line.
+ * it).  Idempotent.  Returns 0, -ENOMEM, -EAGAIN as above, or -EBUSY if
+ * the thread is already a memb reader.  Same contexts as
+ * orcu_register_thread(), but not on an orcu thread (a callback running
+ * on one): it would hold every grace period, as it never reaches a
+ * quiescent point of its own; -EPERM and one line.
  */
 ORCU_API int orcu_register_thread_qsbr(void); /* qsbr reader; idempotent */
 

@@ -222,8 +222,14 @@ int orcu__register(int kind, const char *call)
 	}
 	/* The record lives in the thread's TLS: registering allocates
 	 * nothing, and the record goes when the thread does (thread_exit()
-	 * unlinks it first). */
+	 * unlinks it first): without the key, it would outlive the thread. */
 	pthread_once(&exit_key_once, make_exit_key);
+	if (!exit_key_made || pthread_setspecific(exit_key, rec) != 0) {
+		orcu__warn("%s: no thread-specific data key for orcu (PTHREAD_KEYS_MAX "
+			   "reached, or out of memory); not registered",
+			   call);
+		return -EAGAIN;
+	}
 	*rec = (struct reader_rec){ .r = r, .thread = pthread_self(), .tid = (int)syscall(SYS_gettid) };
 	pthread_mutex_lock(&registry_lock);
 	r->rec = rec;
@@ -241,7 +247,6 @@ int orcu__register(int kind, const char *call)
 	registry.prev->next = rec;
 	registry.prev = rec;
 	pthread_mutex_unlock(&registry_lock);
-	pthread_setspecific(exit_key, rec);
 	/* Our store of nr_readers before our first read-side load, and a
 	 * reader-less GP's swap, made under registry_lock, before them
 	 * (point 5).  Pairs with the fences of the updaters' snapshots
