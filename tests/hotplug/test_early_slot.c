@@ -111,6 +111,9 @@ int main(void)
 		orcu_call(&online_heads[i], online_cb);
 	orcu_thread_bind_cpu(-1);
 	CHECK_WAIT_UNTIL(atomic_load(&online_invoked) == 2 * N_ONLINE, 10);
+	/* The invoker counts them once the last has returned: a barrier
+	 * makes sure it did. */
+	orcu_barrier();
 	orcu_get_stats(&st);
 	CHECK_EQ(st.adopted_callbacks, N_EARLY);   /* nothing more adopted */
 	CHECK_EQ(st.callbacks_invoked, N_EARLY + 2 * N_ONLINE);
