@@ -36,23 +36,24 @@
  *     was called has been freed when it returns.  That needs every batch
  *     to leave its thread's record only as a posted callback: the owner
  *     and a flusher (a barrier, the tick, the thread's exit) alike post
- *     what they unhooked before they release recs_lock.  So a barrier's flush, under
- *     recs_lock, finds each batch still open or already posted ahead of
- *     its markers (a tick that unhooked a batch and posted it later
- *     slipped past a barrier: test_free_fork caught it).  orcu_drain()
- *     repeats while a flush finds anything (a deleter that retires
- *     more); a thread's exit posts its own; each batch, once opened,
- *     arms a lazy callback (the tick, ORCU_LAZY_MS) that flushes its
- *     thread's batches, so a thread that stops posting holds nothing
- *     for long.
+ *     what they unhooked before they release recs_lock.  So a barrier's
+ *     flush, under recs_lock, finds each batch still open or already
+ *     posted ahead of its markers (a tick that unhooked a batch and
+ *     posted it later slipped past a barrier: test_free_fork caught
+ *     it).  orcu_drain() repeats while a flush finds anything (a deleter
+ *     that retires more); a thread's exit posts its own; each batch,
+ *     once opened, arms a lazy callback (the tick, ORCU_LAZY_MS) that
+ *     flushes its thread's batches, so a thread that stops posting
+ *     holds nothing for long.
  *  4. No batch memory: orcu_free() and orcu_retire() wait for a grace
  *     period and free at once (orcu_synchronize()), which is why they
  *     are not allowed in a reader section or a callback (checked on
- *     every call, not only when memory runs out).  The deleter then runs
- *     on the caller's thread, as in a callback (API.md says so: a lock
- *     the caller holds across orcu_retire() must not be one it takes).  orcu_free_rcu()
- *     posts the object's own head instead, its offset in the object
- *     as its function (ORCU__FREE_AT, os.h), and never blocks.
+ *     every call, not only when memory runs out).  The deleter then
+ *     runs on the caller's thread, as in a callback (API.md says so: a
+ *     lock the caller holds across orcu_retire() must not be one it
+ *     takes).  orcu_free_rcu() posts the object's own head instead, its
+ *     offset in the object as its function (ORCU__FREE_AT, os.h), and
+ *     never blocks.
  *  5. fork: recs_lock is taken across it (lifecycle.c), so the child
  *     finds each batch open or posted, none in between (an owner that
  *     posted a full batch outside it lost it in the child:
@@ -142,6 +143,25 @@ static void batch_delete(struct batch *b)
 		for (unsigned i = 0; i < b->n; i += 2)
 			b->e[i + 1].deleter(b->e[i].p);
 	}
+}
+
+/* Deleters orcu runs on the caller (from its ring, point 6, or for want
+ * of memory, point 4) run as in a callback: what would wait for a
+ * callback (a barrier) says so and aborts.  And with cancellation
+ * disabled, as the callbacks an application thread runs (slot.c): a
+ * cancel at a deleter's cancellation point must not unwind this thread
+ * halfway (os.c "Cancellation").  The batch b, or else deleter(p). */
+static void delete_on_caller(struct batch *b, void *p, void (*deleter)(void *))
+{
+	int cancel = orcu__nocancel_begin();
+
+	orcu__reader.in_callback++;
+	if (b)
+		batch_delete(b);
+	else
+		deleter(p);
+	orcu__reader.in_callback--;
+	orcu__nocancel_end(cancel);
 }
 
 /* Runs as a callback, on the slot the batch was posted to: frees its
@@ -363,18 +383,7 @@ static void ring_drop(struct free_rec *r, bool gp_done)
 		/* Pairs with the CAS in batch_cb(): one of the two frees
 		 * them. */
 		if (orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
-			/* Deleters run as in a callback: what would wait for
-			 * this batch's own callback (a barrier) says so and
-			 * aborts; and with cancellation disabled, as the
-			 * callbacks an application thread runs (slot.c): one
-			 * at a cancellation point must not unwind this thread
-			 * with the batch claimed (os.c "Cancellation"). */
-			int cancel = orcu__nocancel_begin();
-
-			orcu__reader.in_callback++;
-			batch_delete(b);
-			orcu__reader.in_callback--;
-			orcu__nocancel_end(cancel);
+			delete_on_caller(b, NULL, NULL);
 			/* Pairs with the acquire in batch_cb(). */
 			orcu__store_release(&b->claim, CLAIM_DONE);
 		}
@@ -511,24 +520,11 @@ static inline int add(unsigned k, void *p, void (*deleter)(void *))
 	return add_slow(k, p, deleter);
 }
 
-/* Point 4: no batch memory.  The caller was checked.  The deleter runs
- * as in a callback, as it does anywhere else (what a callback may not
- * call aborts here too), and with cancellation disabled: no cancel takes
- * effect inside an orcu call (os.c "Cancellation"). */
+/* Point 4: no batch memory.  The caller was checked. */
 static void wait_and_delete(void *p, void (*deleter)(void *))
 {
-	int cancel;
-
 	orcu_synchronize();
-	if (!deleter) {
-		free(p);
-		return;
-	}
-	cancel = orcu__nocancel_begin();
-	orcu__reader.in_callback++;
-	deleter(p);
-	orcu__reader.in_callback--;
-	orcu__nocancel_end(cancel);
+	delete_on_caller(NULL, p, deleter ? deleter : free);
 }
 
 static inline void check_may_block(const char *call)
