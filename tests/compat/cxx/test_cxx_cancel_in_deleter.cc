@@ -7,67 +7,30 @@
 // deleter reaches a cancellation point (a log line would).  The thread
 // must be cancelled after rcu_retire() returns, with every object
 // deleted exactly once and rcu_barrier() returning.
-#include <orcu/rcu.hpp>
+#include "held_batches.hpp"
 
-#include "check_cxx.hpp"
-
-#include <atomic>
 #include <pthread.h>
-#include <sched.h>
-#include <unistd.h>
 
 namespace {
 
-// A batch of pairs holds 253 objects (a page); kFill fills one.
-constexpr int kFill = 253;
+using held::kFill;
+using held::make;
 
-std::atomic<int> deleted[2 * kFill];
-std::atomic<int> next_id{0};
-std::atomic<bool> release{false}, first_done{false}, cancel_sent{false};
+std::atomic<bool> first_done{false}, cancel_sent{false};
 std::atomic<bool> retires_returned{false};
-int the_cpu;
-
-struct Obj {
-	int id;
-};
 
 struct testcancel_delete {
-	void operator()(Obj *p) const
+	void operator()(held::Obj *p) const
 	{
-		deleted[p->id]++;
-		delete p;
+		held::count_delete(p);
 		pthread_testcancel(); // as write() or nanosleep() would
 	}
 };
 
-Obj *make()
-{
-	return new Obj{next_id++};
-}
-
-// Holds the slot's callbacks back until released, so that the poster,
-// not the callback, runs the deleters of its first batch.
-void hold(struct orcu_head *)
-{
-	while (!release.load())
-		usleep(1000);
-}
-struct orcu_head hold_head;
-
-// One CPU, so one slot takes the hold and the batches.
-void pin()
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(the_cpu, &set);
-	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0);
-}
-
 void *poster(void *)
 {
-	pin();
-	orcu_call(&hold_head, hold);
+	held::pin();
+	orcu_call(&held::hold_head, held::hold);
 	for (int i = 0; i < kFill; i++)
 		orcu::rcu_retire(make(), testcancel_delete{});
 	orcu::rcu_synchronize(); // the first batch's grace period is over
@@ -90,13 +53,9 @@ void *poster(void *)
 
 int main()
 {
-	cpu_set_t set;
 	pthread_t t;
 	void *res;
 
-	CHECK(sched_getaffinity(0, sizeof(set), &set) == 0);
-	for (the_cpu = 0; !CPU_ISSET(the_cpu, &set); the_cpu++)
-		;
 	alarm(60);
 	CHECK(pthread_create(&t, nullptr, poster, nullptr) == 0);
 	while (!first_done.load())
@@ -106,16 +65,6 @@ int main()
 	CHECK(pthread_join(t, &res) == 0);
 	CHECK(res == PTHREAD_CANCELED);
 	CHECK(retires_returned.load());
-	release = true;
-	orcu::rcu_barrier();
-	int n = next_id.load();
-
-	CHECK(n == 2 * kFill);
-	for (int i = 0; i < n; i++) {
-		if (deleted[i].load() != 1)
-			std::fprintf(stderr, "object %d deleted %d times\n", i, deleted[i].load());
-		CHECK(deleted[i].load() == 1);
-	}
-	std::printf("PASS test_cxx_cancel_in_deleter (%d objects)\n", n);
+	held::release_and_check("test_cxx_cancel_in_deleter", 2 * kFill);
 	return 0;
 }
