@@ -106,36 +106,16 @@ static int free_rcu_anywhere(void *a)
 	return st.callbacks_pending == 0 ? 0 : 4;
 }
 
-static void expect_abort(const char *name, int (*fn)(void *), const char *call)
-{
-	struct child_result r;
-	char want[128];
-
-	run_child(fn, NULL, 30, &r);
-	snprintf(want, sizeof(want), "orcu: %s: ", call);
-	printf("%-22s -> %s", name, r.err);
-	if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT) {
-		fprintf(stderr, "%s: child did not abort (status %#x); stderr:\n%s\n", name,
-			r.status, r.err);
-		exit(1);
-	}
-	if (r.lines != 1 || strncmp(r.err, want, strlen(want)) != 0) {
-		fprintf(stderr, "%s: expected one line starting \"%s\", got %d line(s):\n%s\n",
-			name, want, r.lines, r.err);
-		exit(1);
-	}
-}
-
 int main(void)
 {
 	struct child_result r;
 
 	test_watchdog("test_free_misuse", 120);
-	expect_abort("free in section", free_in_section, "orcu_free");
-	expect_abort("retire in section", retire_in_section, "orcu_retire");
-	expect_abort("retire in callback", retire_in_callback, "orcu_retire");
-	expect_abort("free in callback", free_in_callback, "orcu_free");
-	expect_abort("retire NULL deleter", retire_null_deleter, "orcu_retire");
+	expect_child_abort("free in section", free_in_section, NULL, "orcu_free");
+	expect_child_abort("retire in section", retire_in_section, NULL, "orcu_retire");
+	expect_child_abort("retire in callback", retire_in_callback, NULL, "orcu_retire");
+	expect_child_abort("free in callback", free_in_callback, NULL, "orcu_free");
+	expect_child_abort("retire NULL deleter", retire_null_deleter, NULL, "orcu_retire");
 	run_child(free_rcu_anywhere, NULL, 30, &r);
 	if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0 || r.lines != 0) {
 		fprintf(stderr, "free_rcu anywhere: status %#x, stderr:\n%s\n", r.status, r.err);

@@ -48,26 +48,6 @@ static int retire_no_memory(void *arg)
 	return 0;
 }
 
-static void expect_abort(const char *name, void (*del)(void *), const char *call)
-{
-	struct child_result r;
-	char want[128];
-
-	run_child(retire_no_memory, (void *)del, 30, &r);
-	snprintf(want, sizeof(want), "orcu: %s: ", call);
-	printf("%-22s -> %s", name, r.err);
-	if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT) {
-		fprintf(stderr, "%s: child did not abort (status %#x); stderr:\n%s\n", name,
-			r.status, r.err);
-		exit(1);
-	}
-	if (r.lines != 1 || strncmp(r.err, want, strlen(want)) != 0) {
-		fprintf(stderr, "%s: expected one line starting \"%s\", got %d line(s):\n%s\n",
-			name, want, r.lines, r.err);
-		exit(1);
-	}
-}
-
 int main(void)
 {
 	test_watchdog("test_free_enomem_deleter_rules", 120);
@@ -75,8 +55,8 @@ int main(void)
 		printf("allocation failure cannot be injected in this build (sanitizer)\n");
 		TEST_PASS("test_free_enomem_deleter_rules");
 	}
-	expect_abort("deleter frees", del_frees, "orcu_free");
-	expect_abort("deleter retires", del_retires, "orcu_retire");
-	expect_abort("deleter barrier", del_barrier, "orcu_barrier");
+	expect_child_abort("deleter frees", retire_no_memory, (void *)del_frees, "orcu_free");
+	expect_child_abort("deleter retires", retire_no_memory, (void *)del_retires, "orcu_retire");
+	expect_child_abort("deleter barrier", retire_no_memory, (void *)del_barrier, "orcu_barrier");
 	TEST_PASS("test_free_enomem_deleter_rules");
 }

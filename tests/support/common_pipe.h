@@ -106,4 +106,9 @@ struct child_result {
  * with fn's return value.  Bounded: the child is killed after timeout_s. */
 void run_child(int (*fn)(void *), void *arg, double timeout_s, struct child_result *res);
 
+/* run_child(fn, arg), which must die of SIGABRT having written exactly one
+ * line starting "orcu: <call>: " (a caught misuse); else the test fails,
+ * naming the case.  Prints the case and the line. */
+void expect_child_abort(const char *name, int (*fn)(void *), void *arg, const char *call);
+
 #endif

@@ -537,3 +537,25 @@ void run_child(int (*fn)(void *), void *arg, double timeout_s,
 	for (size_t i = 0; i < len; i++)
 		res->lines += res->err[i] == '\n';
 }
+
+void expect_child_abort(const char *name, int (*fn)(void *), void *arg, const char *call)
+{
+	struct child_result r;
+	char want[128];
+
+	run_child(fn, arg, 30, &r);
+	snprintf(want, sizeof(want), "orcu: %s: ", call);
+	printf("%-22s -> %s", name, r.err);
+	if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT) {
+		fprintf(stderr, "%s: child did not abort (status %#x: %s %d); stderr:\n%s\n",
+			name, r.status, WIFSIGNALED(r.status) ? "signal" : "exit",
+			WIFSIGNALED(r.status) ? WTERMSIG(r.status) : WEXITSTATUS(r.status),
+			r.err);
+		exit(1);
+	}
+	if (r.lines != 1 || strncmp(r.err, want, strlen(want)) != 0) {
+		fprintf(stderr, "%s: expected one line starting \"%s\", got %d line(s):\n%s\n",
+			name, want, r.lines, r.err);
+		exit(1);
+	}
+}
