@@ -86,14 +86,10 @@ int main(void)
 	unsetenv("ORCU_NOCBS");
 
 	plugin_path(path, sizeof(path));
-	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!dl)
-		fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
-	CHECK(dl != NULL);
-	post = (post_fn)(uintptr_t)dlsym(dl, "plugin_post");
-	invoked = (invoked_fn)(uintptr_t)dlsym(dl, "plugin_invoked");
-	fini = (fini_fn)(uintptr_t)dlsym(dl, "plugin_fini");
-	CHECK(post && invoked && fini);
+	dl = check_dlopen(path);
+	post = (post_fn)(uintptr_t)check_dlsym(dl, "plugin_post");
+	invoked = (invoked_fn)(uintptr_t)check_dlsym(dl, "plugin_invoked");
+	fini = (fini_fn)(uintptr_t)check_dlsym(dl, "plugin_fini");
 
 	/* Hold grace periods open so the posts are all outstanding. */
 	CHECK_EQ(pthread_create(&rt, NULL, reader, NULL), 0);

@@ -39,16 +39,6 @@ static void host_deleter(void *p)
 	atomic_fetch_add(&retired_ran, 1);
 }
 
-static void *sym(void *dl, const char *name)
-{
-	void *p = dlsym(dl, name);
-
-	if (!p)
-		fprintf(stderr, "dlsym %s: %s\n", name, dlerror());
-	CHECK(p != NULL);
-	return p;
-}
-
 static void *freer(void *arg)
 {
 	(void)arg;
@@ -77,17 +67,14 @@ static int one_round(bool barrier_first)
 	void *dl;
 
 	setenv("ORCU_CPUS", "possible=2,online=0-1", 1);
-	dl = dlopen(ORCU_TEST_LIBORCU, RTLD_NOW | RTLD_LOCAL);
-	if (!dl)
-		fprintf(stderr, "dlopen %s: %s\n", ORCU_TEST_LIBORCU, dlerror());
-	CHECK(dl != NULL);
-	lib_free = (free_fn)(uintptr_t)sym(dl, "orcu_free");
-	lib_retire = (retire_fn)(uintptr_t)sym(dl, "orcu_retire");
+	dl = check_dlopen(ORCU_TEST_LIBORCU);
+	lib_free = (free_fn)(uintptr_t)check_dlsym(dl, "orcu_free");
+	lib_retire = (retire_fn)(uintptr_t)check_dlsym(dl, "orcu_retire");
 	CHECK_EQ(pthread_create(&t[0], NULL, freer, NULL), 0);
 	CHECK_EQ(pthread_create(&t[1], NULL, retirer, NULL), 0);
 	CHECK_WAIT_UNTIL(atomic_load(&ready) == 2, 30);
 	if (barrier_first)
-		((void_fn)(uintptr_t)sym(dl, "orcu_barrier"))();
+		((void_fn)(uintptr_t)check_dlsym(dl, "orcu_barrier"))();
 	CHECK_EQ(dlclose(dl), 0);
 	CHECK(dlopen(ORCU_TEST_LIBORCU, RTLD_NOW | RTLD_NOLOAD) == NULL);
 	/* The unload ran every deleter (it drains, as orcu_shutdown()). */

@@ -70,30 +70,17 @@ static struct orcu_head *next_head(void)
 	return &heads[atomic_fetch_add(&nheads, 1)];
 }
 
-static void *sym(void *dl, const char *name)
-{
-	void *p = dlsym(dl, name);
-
-	if (!p)
-		fprintf(stderr, "dlsym %s: %s\n", name, dlerror());
-	CHECK(p != NULL);
-	return p;
-}
-
 static void open_lib(struct lib *l, bool shim)
 {
 	const char *path = shim ? SHIM_PATH : ORCU_TEST_LIBORCU;
 
 	setenv("ORCU_CPUS", "possible=2,online=0-1", 1);
 	setenv("ORCU_LAZY_MS", "600000", 1);       /* lazy ones wait 10 min */
-	l->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!l->dl)
-		fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
-	CHECK(l->dl != NULL);
-	l->call = (call_fn)(uintptr_t)sym(l->dl, shim ? "urcu_memb_call_rcu" : "orcu_call");
-	l->call_lazy = shim ? l->call : (call_fn)(uintptr_t)sym(l->dl, "orcu_call_lazy");
-	l->barrier = (void_fn)(uintptr_t)sym(l->dl, shim ? "urcu_memb_barrier" : "orcu_barrier");
-	l->synchronize = (void_fn)(uintptr_t)sym(l->dl, shim ? "urcu_memb_synchronize_rcu" :
+	l->dl = check_dlopen(path);
+	l->call = (call_fn)(uintptr_t)check_dlsym(l->dl, shim ? "urcu_memb_call_rcu" : "orcu_call");
+	l->call_lazy = shim ? l->call : (call_fn)(uintptr_t)check_dlsym(l->dl, "orcu_call_lazy");
+	l->barrier = (void_fn)(uintptr_t)check_dlsym(l->dl, shim ? "urcu_memb_barrier" : "orcu_barrier");
+	l->synchronize = (void_fn)(uintptr_t)check_dlsym(l->dl, shim ? "urcu_memb_synchronize_rcu" :
 						 "orcu_synchronize");
 }
 
@@ -198,10 +185,10 @@ static int shim_handles(void)
 	void *mine;
 
 	open_lib(&l, true);
-	create_crdp = (crdp_create_fn)(uintptr_t)sym(l.dl, "urcu_memb_create_call_rcu_data");
-	set_thread_crdp = (crdp_set_fn)(uintptr_t)sym(l.dl, "urcu_memb_set_thread_call_rcu_data");
-	get_default = (crdp_get_fn)(uintptr_t)sym(l.dl, "urcu_memb_get_default_call_rcu_data");
-	set_cpu = (crdp_set_cpu_fn)(uintptr_t)sym(l.dl, "urcu_memb_set_cpu_call_rcu_data");
+	create_crdp = (crdp_create_fn)(uintptr_t)check_dlsym(l.dl, "urcu_memb_create_call_rcu_data");
+	set_thread_crdp = (crdp_set_fn)(uintptr_t)check_dlsym(l.dl, "urcu_memb_set_thread_call_rcu_data");
+	get_default = (crdp_get_fn)(uintptr_t)check_dlsym(l.dl, "urcu_memb_get_default_call_rcu_data");
+	set_cpu = (crdp_set_cpu_fn)(uintptr_t)check_dlsym(l.dl, "urcu_memb_set_cpu_call_rcu_data");
 	CHECK(get_default() != NULL);
 	mine = create_crdp(0, 0);
 	CHECK(mine != NULL);
@@ -253,8 +240,8 @@ static int shim_handles_in_fork_child(void)
 	crdp_get_fn get_default;
 
 	open_lib(&fork_lib, true);
-	create_crdp = (crdp_create_fn)(uintptr_t)sym(fork_lib.dl, "urcu_memb_create_call_rcu_data");
-	get_default = (crdp_get_fn)(uintptr_t)sym(fork_lib.dl, "urcu_memb_get_default_call_rcu_data");
+	create_crdp = (crdp_create_fn)(uintptr_t)check_dlsym(fork_lib.dl, "urcu_memb_create_call_rcu_data");
+	get_default = (crdp_get_fn)(uintptr_t)check_dlsym(fork_lib.dl, "urcu_memb_get_default_call_rcu_data");
 	CHECK(get_default() != NULL);
 	CHECK(create_crdp(0, -1) != NULL);
 	post(&fork_lib, N, false);

@@ -126,3 +126,23 @@ void check_child_ok(pid_t pid, const char *what, double base_s)
 	if (!check_child_passed(pid, what, base_s))
 		exit(1);
 }
+
+void *check_dlopen(const char *path)
+{
+	void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	if (!dl)
+		fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+	CHECK(dl != NULL);
+	return dl;
+}
+
+void *check_dlsym(void *dl, const char *name)
+{
+	void *p = dlsym(dl, name);
+
+	if (!p)
+		fprintf(stderr, "dlsym %s: %s\n", name, dlerror());
+	CHECK(p != NULL);
+	return p;
+}

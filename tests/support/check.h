@@ -70,6 +70,11 @@ double check_timeout_s(double base);
 #define CHILD_CHECK(n, cond) do { if (!(cond)) { \
 	fprintf(stderr, "child: check %d failed: %s\n", n, #cond); _exit(n); } } while (0)
 
+/* dlopen(path, RTLD_NOW | RTLD_LOCAL) and dlsym(): fail the test with
+ * dlerror()'s words if they fail. */
+void *check_dlopen(const char *path);
+void *check_dlsym(void *dl, const char *name);
+
 /* Flush stdio, fork, and run child() in the child, which then exits with
  * its return value.  Returns the child's pid, in the parent. */
 pid_t check_fork_run(int (*child)(void));
