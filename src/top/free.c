@@ -72,8 +72,10 @@
  *     for CLAIM_DONE (the poster frees at most a page of pointers and
  *     holds no lock of ours).  orcu_retire()'s deleters never run this
  *     way (one may take a lock the caller holds); orcu__retire_nb()'s
- *     do, for <orcu/rcu.hpp>, as P2545 lets a retire "invoke scheduled
- *     evaluations" (its note warns of that very deadlock), marked as in
+ *     do, for <orcu/rcu.hpp>, but only on a later orcu__retire_nb():
+ *     P2545 lets a retire "invoke scheduled evaluations" (its note warns
+ *     of that very deadlock); a C call or a thread's exit does not, so
+ *     they leave such a batch to its callback.  They run marked as in
  *     a callback so a barrier in one aborts instead of waiting for
  *     itself; the poster takes the batch off its ring first, since such
  *     a deleter may retire, fill a batch and reap the ring again.  The
@@ -294,7 +296,7 @@ static void tick_cb(struct orcu_head *h)
 }
 
 static void ring_drop(struct free_rec *r, bool gp_done);
-static void ring_reap(struct free_rec *r);
+static void ring_reap(struct free_rec *r, bool hot);
 
 /* Thread exit: post this thread's open batches (as owner: no flusher runs
  * while we hold recs_lock) and leave its ring's to their callbacks; the
@@ -304,7 +306,7 @@ static void rec_exit(void *arg)
 	struct free_rec *r = arg;
 	bool armed;
 
-	ring_reap(r);
+	ring_reap(r, false); /* an exit is no retire: free() alone (point 6) */
 	while (r->ring_n)
 		ring_drop(r, false);
 	free(r->spare);
@@ -399,20 +401,22 @@ static void ring_drop(struct free_rec *r, bool gp_done)
 	}
 }
 
-/* Free every ring batch whose GP has ended, oldest first. */
-static void ring_reap(struct free_rec *r)
+/* Free every ring batch whose GP has ended, oldest first.  hot: the
+ * caller is orcu__retire_nb(), which may run user deleters; any other
+ * leaves a BATCH_RETIRE_HOT batch to its callback (point 6). */
+static void ring_reap(struct free_rec *r, bool hot)
 {
 	/* Acquire pairs with the store that ends a GP: what readers did is
 	 * visible before we free (as in orcu_poll_state()). */
 	unsigned long seq = orcu__load_acquire(&orcu__gp_seq);
 
 	while (r->ring_n && orcu__seq_done(seq, r->cookie[r->ring_head]))
-		ring_drop(r, true);
+		ring_drop(r, hot || r->ring[r->ring_head]->kind == BATCH_FREE);
 }
 
-/* A free() batch its owner posted (holding a second reference) goes on
- * its ring. */
-static void ring_push(struct free_rec *r, struct batch *b)
+/* A ringed batch its owner posted (holding a second reference) goes on
+ * its ring; hot as for ring_reap(). */
+static void ring_push(struct free_rec *r, struct batch *b, bool hot)
 {
 	if (r->ring_n == RING)
 		ring_drop(r, false);
@@ -421,7 +425,7 @@ static void ring_push(struct free_rec *r, struct batch *b)
 	r->cookie[(r->ring_head + r->ring_n) % RING] = orcu__gp_snap();
 	r->ring[(r->ring_head + r->ring_n) % RING] = b;
 	r->ring_n++;
-	ring_reap(r);
+	ring_reap(r, hot);
 }
 
 /* ------------------------------------------------------------------ */
@@ -507,7 +511,7 @@ static int add_slow(unsigned k, void *p, void (*deleter)(void *))
 	}
 	pthread_mutex_unlock(&recs_lock);
 	if (full && RINGED(k))
-		ring_push(r, full);
+		ring_push(r, full, k == BATCH_RETIRE_HOT);
 	if (arm)
 		orcu_call_lazy(&r->tick, tick_cb);
 	return 0;
