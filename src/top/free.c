@@ -59,18 +59,31 @@
  *     posted a full batch outside it lost it in the child:
  *     test_free_fork_mid_post).  In the child the threads that are gone
  *     have busy and flush cleared, and their open batches, still
- *     listed, are posted by the child's next flush; a
- *     ring batch one of them was freeing itself (point 6) is marked
- *     done, so that its callback does not wait for it.
+ *     listed, are posted by the child's next flush.  A ring batch one
+ *     of them was deleting itself (point 6) keeps what it had not
+ *     deleted: its callback never waited for it, and `deleting` is set
+ *     to this thread's own claims, so no barrier waits for it either.
+ *     Nothing of a gone thread's stack is kept (a pointer to it crashed
+ *     a grandchild once the child's threads reused the stack:
+ *     test_cxx_fork_twice_in_deleter).
  *  6. Freeing where the memory is hot.  A free() batch its thread posts
  *     also stays on that thread's ring, with the cookie of a GP that
  *     began after its last addition (orcu__gp_snap()).  When the thread
  *     next fills a batch and that GP has ended, it frees the objects
  *     itself, so free() meets the thread's own allocator cache where its
  *     next malloc() looks; the callback then only drops its reference.
- *     One CAS on claim decides who frees; a callback that loses waits
- *     for CLAIM_DONE (the poster frees at most a page of pointers and
- *     holds no lock of ours).  orcu_retire()'s deleters never run this
+ *     One exchange of claimed decides who frees, and the callback that
+ *     loses returns at once: the slot's later callbacks do not wait for
+ *     the poster's deleters (it spun on them:
+ *     test_cxx_claim_loser_does_not_wait).  So a barrier waits for
+ *     the poster: before it claims, the poster counts itself in
+ *     `deleting` (released to the callback by its exchange, so to the
+ *     barrier that waited for the callback), and the barrier, once its
+ *     markers ran, waits until `deleting` drains
+ *     (orcu__free_wait_deleters()).  A poster that sees a barrier
+ *     waiting claims nothing (store, fence, load on both sides), so the
+ *     count drains within a page of deleters per poster; the batch is
+ *     its callback's.  orcu_retire()'s deleters never run this
  *     way (one may take a lock the caller holds); orcu__retire_nb()'s
  *     do, for <orcu/rcu.hpp>, but only on a later orcu__retire_nb():
  *     P2545 lets a retire "invoke scheduled evaluations" (its note warns
@@ -81,9 +94,9 @@
  *     a deleter may retire, fill a batch and reap the ring again.  The
  *     page goes to whoever drops the last reference; the poster keeps
  *     one for its next batch.
- *     orcu_barrier() waits for the callbacks, so for the poster's frees.
  */
 #include "os.h"
+#include "event.h"
 #include "seq.h"
 #include "gp.h"
 #include "registry.h"
@@ -118,18 +131,12 @@ enum {
 };
 /* Batches of these kinds go on their poster's ring (point 6). */
 #define RINGED(k) ((k) != BATCH_RETIRE)
-/* Who frees a posted free() batch's objects (point 6). */
-enum {
-	CLAIM_NONE,
-	CLAIM_POSTER,
-	CLAIM_DONE
-};
 
 struct batch {
 	struct orcu_head head; /* the batch's one callback (point 1) */
 	unsigned n, cap;       /* owner writes; the callback reads */
 	unsigned kind;         /* BATCH_FREE: e[i] = p; else pairs e[2i], e[2i+1] */
-	_Atomic int claim;     /* CLAIM_*: the poster's and the callback's CAS */
+	_Atomic bool claimed;  /* the poster's and the callback's exchange */
 	_Atomic int refs;      /* 2 while the poster's ring holds it, else 1 */
 	union entry e[];
 };
@@ -167,19 +174,17 @@ static void delete_on_caller(struct batch *b, void *p, void (*deleter)(void *))
 }
 
 /* Runs as a callback, on the slot the batch was posted to: frees its
- * objects unless its poster has claimed them (point 6). */
+ * objects unless its poster has claimed them, and then does not wait for
+ * it (point 6). */
 static void batch_cb(struct orcu_head *h)
 {
 	struct batch *b = (struct batch *)h;
-	int c = CLAIM_NONE;
 
-	/* Acquire pairs with the release of CLAIM_DONE in ring_drop(): the
-	 * poster freed them, and is done with them. */
-	if (orcu__cas_acq_rel(&b->claim, &c, CLAIM_DONE))
+	/* Pairs with the exchange in ring_drop(): one of the two frees
+	 * them.  Acquire: a claim we lose makes the poster's count in
+	 * `deleting` visible to a barrier that waits for us (point 6). */
+	if (!orcu__xchg_acq_rel(&b->claimed, true))
 		batch_delete(b);
-	else
-		while (orcu__load_acquire(&b->claim) != CLAIM_DONE)
-			sched_yield();
 	/* Pairs with the poster's drop in ring_drop(): the last one frees. */
 	if (orcu__fetch_sub_acq_rel(&b->refs, 1) == 1)
 		free(b);
@@ -193,13 +198,6 @@ static void batch_post(struct batch *b)
 
 /* ------------------------------------------------------------------ */
 /* The posting threads' records */
-
-/* A ring batch its owner is freeing, on the owner's stack (ring_drop());
- * prev: the one it was freeing when a deleter came back (point 6). */
-struct freeing {
-	struct batch *b;
-	struct freeing *prev;
-};
 
 struct free_rec {
 	/* Owner writes, flushers read (point 2). */
@@ -221,9 +219,9 @@ struct free_rec {
 	struct batch *ring[RING];
 	unsigned long cookie[RING];
 	struct batch *spare;
-	/* The batches it has taken off its ring to free them, innermost
-	 * first: read by the fork child alone (point 5). */
-	struct freeing *_Atomic freeing;
+	/* Its claims counted in `deleting` (more than one when a deleter
+	 * came back): read by the fork child alone (point 5). */
+	int deleting;
 };
 static pthread_mutex_t recs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct free_rec *recs;
@@ -364,6 +362,39 @@ static struct free_rec *rec_new(void)
 /* ------------------------------------------------------------------ */
 /* Freeing where the memory is hot (point 6) */
 
+/* Posters running a claimed batch's deleters, and the barriers that wait
+ * for them to finish (point 6); the last poster out notifies. */
+static _Atomic long deleting;
+static _Atomic long barriers_waiting;
+static struct orcu__event deleting_done;
+
+static void claim_end(struct free_rec *r, bool counted)
+{
+	if (counted)
+		r->deleting--;
+	/* Release pairs with the acquire in orcu__free_wait_deleters(): our
+	 * frees happen before a barrier that sees the count drained. */
+	if (orcu__fetch_sub_release(&deleting, 1) == 1)
+		orcu__event_notify_all(&deleting_done);
+}
+
+/* Counts r's owner in `deleting` and returns true, unless a barrier
+ * waits for the count to drain, which then must not wait for new claims
+ * (the callback frees those batches). */
+static bool claim_begin(struct free_rec *r)
+{
+	orcu__fetch_add_relaxed(&deleting, 1);
+	/* Pairs with the fence in orcu__free_wait_deleters(): it sees our
+	 * count, or we see it waiting. */
+	orcu__fence_seq_cst();
+	if (orcu__load_relaxed(&barriers_waiting)) {
+		claim_end(r, false);
+		return false;
+	}
+	r->deleting++;
+	return true;
+}
+
 /* The owner lets go of the oldest batch of its ring, freeing its objects
  * itself if its GP has ended and the callback has not claimed them.  The
  * batch leaves the ring first: a deleter may retire, fill a batch and so
@@ -371,26 +402,16 @@ static struct free_rec *rec_new(void)
 static void ring_drop(struct free_rec *r, bool gp_done)
 {
 	struct batch *b = r->ring[r->ring_head];
-	int c = CLAIM_NONE;
 
 	r->ring[r->ring_head] = NULL;
 	r->ring_head = (r->ring_head + 1) % RING;
 	r->ring_n--;
-	if (gp_done) {
-		struct freeing f = { b, orcu__load_relaxed(&r->freeing) };
-
-		/* Listed before it can be CLAIM_POSTER (the CAS orders the
-		 * store), for a fork child (point 5). */
-		orcu__store_relaxed(&r->freeing, &f);
-		/* Pairs with the CAS in batch_cb(): one of the two frees
-		 * them. */
-		if (orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
+	if (gp_done && claim_begin(r)) {
+		/* Pairs with the exchange in batch_cb(): one of the two
+		 * frees them.  Release: counted in `deleting` first. */
+		if (!orcu__xchg_acq_rel(&b->claimed, true))
 			delete_on_caller(b, NULL, NULL);
-			/* Pairs with the acquire in batch_cb(). */
-			orcu__store_release(&b->claim, CLAIM_DONE);
-		}
-		/* Unlisted once CLAIM_DONE (the release orders it). */
-		orcu__store_release(&r->freeing, f.prev);
+		claim_end(r, true);
 	}
 	/* Pairs with the callback's drop in batch_cb(). */
 	if (orcu__fetch_sub_acq_rel(&b->refs, 1) == 1) {
@@ -442,7 +463,7 @@ static struct batch *batch_new(struct free_rec *r, unsigned k)
 	b->n = 0;
 	b->cap = (unsigned)BATCH_ENTRIES & ~1u;
 	b->kind = k;
-	orcu__store_relaxed(&b->claim, CLAIM_NONE);
+	orcu__store_relaxed(&b->claimed, false);
 	orcu__store_relaxed(&b->refs, 1);
 	return b;
 }
@@ -616,6 +637,37 @@ int orcu__free_flush_all(void)
 	return n;
 }
 
+int orcu__free_wait_deleters(int64_t deadline_ns)
+{
+	int ret = 0;
+
+	orcu__fetch_add_relaxed(&barriers_waiting, 1);
+	/* Pairs with the fence in claim_begin(): no claim we do not see
+	 * counted starts after this, so the count drains. */
+	orcu__fence_seq_cst();
+	for (;;) {
+		int64_t left = -1;
+		/* Pairs with the notify in claim_end(). */
+		uint32_t ticket = orcu__event_prepare(&deleting_done);
+
+		/* Acquire pairs with the release in claim_end(). */
+		if (orcu__load_acquire(&deleting) == 0) {
+			orcu__event_cancel(&deleting_done);
+			break;
+		}
+		if (deadline_ns >= 0 && (left = deadline_ns - (int64_t)orcu__now_ns()) <= 0) {
+			orcu__event_cancel(&deleting_done);
+			ret = -ETIMEDOUT;
+			break;
+		}
+		/* The last poster out wakes us: it runs a page of deleters
+		 * and waits for nothing of ours (point 6). */
+		orcu__event_wait(&deleting_done, ticket, left);
+	}
+	orcu__fetch_sub_relaxed(&barriers_waiting, 1);
+	return ret;
+}
+
 void orcu__free_fork_prepare(void)
 {
 	pthread_mutex_lock(&recs_lock);
@@ -628,19 +680,16 @@ void orcu__free_fork_parent(void)
 
 void orcu__free_fork_child(void)
 {
-	/* Point 5: only this thread runs, and it is in no addition.  A batch
-	 * a thread that is gone was freeing itself is done here: its
-	 * callback must not wait for it (what it had not freed stays).  It
-	 * is off the ring (ring_drop()), on the list its thread's stack
-	 * holds, which the child has a copy of. */
+	/* Point 5: only this thread runs, and it is in no addition and no
+	 * barrier.  Of the posters counted in `deleting`, only this thread
+	 * (forked from a deleter) goes on: a batch a thread that is gone
+	 * claimed keeps what it had not freed, and no barrier waits for it. */
 	for (struct free_rec *r = recs; r; r = r->next) {
 		orcu__store_relaxed(&r->busy, 0);
 		orcu__store_relaxed(&r->flush, 0);
-		if (r == own_rec) /* forked from a deleter: it goes on */
-			continue;
-		for (struct freeing *f = orcu__load_relaxed(&r->freeing); f; f = f->prev)
-			if (orcu__load_relaxed(&f->b->claim) == CLAIM_POSTER)
-				orcu__store_relaxed(&f->b->claim, CLAIM_DONE);
 	}
+	orcu__store_relaxed(&deleting, own_rec ? own_rec->deleting : 0);
+	orcu__store_relaxed(&barriers_waiting, 0);
+	orcu__event_reset(&deleting_done);
 	pthread_mutex_unlock(&recs_lock);
 }
