@@ -45,7 +45,8 @@
  *     once opened, arms a lazy callback (the tick, ORCU_LAZY_MS) that
  *     flushes its thread's batches, so a thread that stops posting
  *     holds nothing for long.
- *  4. No batch memory: orcu_free() and orcu_retire() wait for a grace
+ *  4. No batch memory (or no key, so no record: make_key()):
+ *     orcu_free() and orcu_retire() wait for a grace
  *     period and free at once (orcu_synchronize()), which is why they
  *     are not allowed in a reader section or a callback (checked on
  *     every call, not only when memory runs out).  The deleter then
@@ -53,7 +54,9 @@
  *     lock the caller holds across orcu_retire() must not be one it
  *     takes).  orcu_free_rcu() posts the object's own head instead, its
  *     offset in the object as its function (ORCU__FREE_AT, os.h), and
- *     never blocks.
+ *     never blocks; orcu__retire_nb() posts the pair in a small callback
+ *     of its own (struct lone), and fails (-ENOMEM, <orcu/rcu.hpp>'s
+ *     std::bad_alloc) only when not even that can be had.
  *  5. fork: recs_lock is taken across it (lifecycle.c), so the child
  *     finds each batch open or posted, none in between (an owner that
  *     posted a full batch outside it lost it in the child:
@@ -577,11 +580,39 @@ void orcu_retire(void *p, void (*deleter)(void *))
 		wait_and_delete(p, deleter);
 }
 
+/* One object orcu__retire_nb() could not batch, as its own callback. */
+struct lone {
+	struct orcu_head head;
+	void *p;
+	void (*deleter)(void *);
+};
+
+static void lone_cb(struct orcu_head *h)
+{
+	struct lone *l = (struct lone *)h;
+	void *p = l->p;
+	void (*deleter)(void *) = l->deleter;
+
+	free(l);
+	deleter(p);
+}
+
 int orcu__retire_nb(void *p, void (*deleter)(void *))
 {
+	struct lone *l;
+
 	if (!deleter)
 		orcu__misuse("orcu_retire", "NULL deleter");
-	return p ? add(BATCH_RETIRE_HOT, p, deleter) : 0;
+	if (!p || orcu__likely(add(BATCH_RETIRE_HOT, p, deleter) == 0))
+		return 0;
+	/* No record (no key left: point 4) or no page: a callback of its
+	 * own, if a few bytes can be had. */
+	if (!(l = malloc(sizeof(*l))))
+		return -ENOMEM;
+	l->p = p;
+	l->deleter = deleter;
+	orcu_call(&l->head, lone_cb);
+	return 0;
 }
 
 void orcu__free_rcu(void *p, size_t offset)
