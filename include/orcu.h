@@ -363,7 +363,10 @@ ORCU_API void orcu_cond_synchronize(unsigned long cookie);
  * frees p itself (as orcu_synchronize() does, a qsbr caller offline
  * meanwhile), so it is not allowed in a reader section nor in a callback
  * (one line, abort, checked on every call).  Allowed before orcu_init
- * and in a fork child; not in a signal handler.
+ * and in a fork child; not in a signal handler.  With ORCU_CHECK_CALLS=1
+ * (and in debug builds) an object handed to orcu_free, orcu_retire or
+ * orcu_free_rcu again while pending prints one line naming the second
+ * call and aborts.
  */
 ORCU_API void orcu_free(void *p);
 

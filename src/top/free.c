@@ -6,7 +6,8 @@
  * every open batch that orcu_barrier(), orcu_drain(), shutdown and thread
  * exit need.  Calls call.c to post a full batch as one callback,
  * entry.c to wait for a grace period when no batch memory can be had,
- * gp.c for the cookie of a posted batch, registry.c for the caller's
+ * gp.c for the cookie of a posted batch, postcheck.c for ORCU_CHECK_CALLS,
+ * registry.c for the caller's
  * checks and the asymmetric fence, and os.c.
  *
  * Why it is right.
@@ -97,11 +98,18 @@
  *     a deleter may retire, fill a batch and reap the ring again.  The
  *     page goes to whoever drops the last reference; the poster keeps
  *     one for its next batch.
+ *  7. ORCU_CHECK_CALLS (postcheck.c): every object of orcu_free() and
+ *     orcu_retire() is in the double-post set from its call until it is
+ *     deleted, so a second call for it is named at once; orcu_free_rcu()
+ *     checks its object and head there, then posts the head itself, so
+ *     that orcu_call() adds it.  Nothing is lost to the check: an object
+ *     leaves the set just before its deletion, wherever that runs.
  */
 #include "os.h"
 #include "event.h"
 #include "seq.h"
 #include "gp.h"
+#include "postcheck.h"
 #include "registry.h"
 #include "free.h"
 
@@ -146,14 +154,30 @@ struct batch {
 
 #define BATCH_ENTRIES ((BATCH_BYTES - sizeof(struct batch)) / sizeof(union entry))
 
+/* ORCU_CHECK_CALLS (postcheck.c): each pending object is in the
+ * double-post set, from its call to its deletion (point 7). */
+static inline bool checking(void)
+{
+	return orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) != 0) &&
+	       orcu__double_call_enabled();
+}
+
 static void batch_delete(struct batch *b)
 {
+	bool check = checking();
+
 	if (b->kind == BATCH_FREE) {
-		for (unsigned i = 0; i < b->n; i++)
+		for (unsigned i = 0; i < b->n; i++) {
+			if (check)
+				orcu__double_call_forget(b->e[i].p);
 			free(b->e[i].p);
+		}
 	} else {
-		for (unsigned i = 0; i < b->n; i += 2)
+		for (unsigned i = 0; i < b->n; i += 2) {
+			if (check)
+				orcu__double_call_forget(b->e[i].p);
 			b->e[i + 1].deleter(b->e[i].p);
+		}
 	}
 }
 
@@ -552,6 +576,8 @@ static inline int add(unsigned k, void *p, void (*deleter)(void *))
 static void wait_and_delete(void *p, void (*deleter)(void *))
 {
 	orcu_synchronize();
+	if (checking())
+		orcu__double_call_forget(p);
 	delete_on_caller(NULL, p, deleter ? deleter : free);
 }
 
@@ -567,6 +593,8 @@ static inline void check_may_block(const char *call)
 void orcu_free(void *p)
 {
 	check_may_block("orcu_free");
+	if (p && checking())
+		orcu__double_free_check(p, "orcu_free", true);
 	if (p && orcu__unlikely(add(BATCH_FREE, p, NULL) != 0))
 		wait_and_delete(p, NULL);
 }
@@ -576,6 +604,8 @@ void orcu_retire(void *p, void (*deleter)(void *))
 	check_may_block("orcu_retire");
 	if (!deleter)
 		orcu__misuse("orcu_retire", "NULL deleter");
+	if (p && checking())
+		orcu__double_free_check(p, "orcu_retire", true);
 	if (p && orcu__unlikely(add(BATCH_RETIRE, p, deleter) != 0))
 		wait_and_delete(p, deleter);
 }
@@ -594,6 +624,8 @@ static void lone_cb(struct orcu_head *h)
 	void (*deleter)(void *) = l->deleter;
 
 	free(l);
+	if (checking())
+		orcu__double_call_forget(p);
 	deleter(p);
 }
 
@@ -603,12 +635,19 @@ int orcu__retire_nb(void *p, void (*deleter)(void *))
 
 	if (!deleter)
 		orcu__misuse("orcu_retire", "NULL deleter");
-	if (!p || orcu__likely(add(BATCH_RETIRE_HOT, p, deleter) == 0))
+	if (!p)
+		return 0;
+	if (checking())
+		orcu__double_free_check(p, "rcu_retire", true);
+	if (orcu__likely(add(BATCH_RETIRE_HOT, p, deleter) == 0))
 		return 0;
 	/* No record (no key left: point 4) or no page: a callback of its
 	 * own, if a few bytes can be had. */
-	if (!(l = malloc(sizeof(*l))))
+	if (!(l = malloc(sizeof(*l)))) {
+		if (checking()) /* not retired: the caller may post it */
+			orcu__double_call_forget(p);
 		return -ENOMEM;
+	}
 	l->p = p;
 	l->deleter = deleter;
 	orcu_call(&l->head, lone_cb);
@@ -621,6 +660,14 @@ void orcu__free_rcu(void *p, size_t offset)
 	if (orcu__unlikely(offset >= ORCU_FREE_RCU_MAX_OFFSET || offset % sizeof(void *)))
 		orcu__misuse("orcu_free_rcu", "the head is not within the object's first "
 					      "ORCU_FREE_RCU_MAX_OFFSET bytes at a pointer-aligned offset");
+	/* Checked: its head, posted, is in the set until it is freed, and
+	 * neither it nor the object may be there already (point 7). */
+	if (p && checking()) {
+		orcu__double_free_check(p, "orcu_free_rcu", false);
+		orcu__double_free_check((char *)p + offset, "orcu_free_rcu", false);
+		orcu_call((struct orcu_head *)((char *)p + offset), ORCU__FREE_AT(offset));
+		return;
+	}
 	if (p && orcu__unlikely(add(BATCH_FREE, p, NULL) != 0))
 		orcu_call((struct orcu_head *)((char *)p + offset), ORCU__FREE_AT(offset));
 }
