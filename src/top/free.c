@@ -104,6 +104,14 @@
  *     checks its object and head there, then posts the head itself, so
  *     that orcu_call() adds it.  Nothing is lost to the check: an object
  *     leaves the set just before its deletion, wherever that runs.
+ *  8. ThreadSanitizer in the user's program (sanitize.h) sees none of
+ *     the orders above, so each hand-off that orders the user's
+ *     accesses is named to it: an owner's additions are released on the
+ *     batch (add_fast(); add_slow() is under recs_lock, which TSan sees)
+ *     and acquired by a flusher that unhooks it, before its orcu_call()
+ *     releases the head; a poster that deletes from its ring acquires
+ *     the GP end, as orcu_poll_state() does, and releases
+ *     orcu__san_cb_done after, as an invoker does, for the barrier.
  */
 #include "os.h"
 #include "event.h"
@@ -111,6 +119,7 @@
 #include "gp.h"
 #include "postcheck.h"
 #include "registry.h"
+#include "sanitize.h"
 #include "free.h"
 
 #include <errno.h>
@@ -287,8 +296,12 @@ static int steal_locked(struct free_rec **rs, int nr, struct batch **out, bool d
 		while (orcu__load_acquire(&r->busy))
 			sched_yield();
 		for (int k = 0; k < NR_KINDS; k++) {
-			if (r->open[k])
+			if (r->open[k]) {
+				/* For ThreadSanitizer: pairs with the release in
+				 * add_fast() (point 8). */
+				orcu__tsan_acquire(r->open[k]);
 				out[n++] = r->open[k];
+			}
 			r->open[k] = NULL;
 		}
 		if (disarm)
@@ -436,8 +449,12 @@ static void ring_drop(struct free_rec *r, bool gp_done)
 	if (gp_done && claim_begin(r)) {
 		/* Pairs with the exchange in batch_cb(): one of the two
 		 * frees them.  Release: counted in `deleting` first. */
-		if (!orcu__xchg_acq_rel(&b->claimed, true))
+		if (!orcu__xchg_acq_rel(&b->claimed, true)) {
 			delete_on_caller(b, NULL, NULL);
+			/* For ThreadSanitizer: our deletes happen before a
+			 * barrier's return, as an invoker's (point 8). */
+			orcu__tsan_release(&orcu__san_cb_done);
+		}
 		claim_end(r, true);
 	}
 	/* Pairs with the callback's drop in batch_cb(). */
@@ -458,6 +475,8 @@ static void ring_reap(struct free_rec *r, bool hot)
 	 * visible before we free (as in orcu_poll_state()). */
 	unsigned long seq = orcu__load_acquire(&orcu__gp_seq);
 
+	/* For ThreadSanitizer, the same edge (point 8). */
+	orcu__tsan_acquire(&orcu__san_gp_end);
 	while (r->ring_n && orcu__seq_done(seq, r->cookie[r->ring_head]))
 		ring_drop(r, hot || r->ring[r->ring_head]->kind == BATCH_FREE);
 }
@@ -517,6 +536,9 @@ static inline bool add_fast(struct free_rec *r, unsigned k, void *p, void (*dele
 			b->e[b->n + 1].deleter = deleter;
 		b->n += k != BATCH_FREE ? 2 : 1;
 		added = true;
+		/* For ThreadSanitizer: what we did before the call happens
+		 * before a flusher posts the batch (point 8). */
+		orcu__tsan_release(b);
 	}
 	/* Pairs with the acquire of busy in steal_locked(). */
 	orcu__store_release(&r->busy, 0);
