@@ -363,7 +363,10 @@ ORCU_API void orcu_cond_synchronize(unsigned long cookie);
  * frees p itself (as orcu_synchronize() does, a qsbr caller offline
  * meanwhile), so it is not allowed in a reader section nor in a callback
  * (one line, abort, checked on every call).  Allowed before orcu_init
- * and in a fork child; not in a signal handler.
+ * and in a fork child; not in a signal handler.  With ORCU_CHECK_CALLS=1
+ * (and in debug builds) an object handed to orcu_free, orcu_retire or
+ * orcu_free_rcu again while pending prints one line naming the second
+ * call and aborts.
  */
 ORCU_API void orcu_free(void *p);
 
@@ -398,8 +401,9 @@ ORCU_API void orcu_retire(void *p, void (*deleter)(void *));
 static inline int orcu__is_head(struct orcu_head *h) { return h != 0; }
 /* clang-format on */
 ORCU_API void orcu__free_rcu(void *p, size_t offset);
-/* orcu_retire() that never blocks: -ENOMEM (nothing done) when no batch
- * memory can be had; anywhere orcu_call() is.  For <orcu/rcu.hpp>: as
+/* orcu_retire() that never blocks: -ENOMEM (nothing done) when no
+ * memory can be had (no batch, nor a few bytes for a callback of its
+ * own); anywhere orcu_call() is.  For <orcu/rcu.hpp>: as
  * P2545 allows, the deleters of earlier calls may run in a later call,
  * on the caller's thread (as in a callback), when their GP has ended. */
 ORCU_API int orcu__retire_nb(void *p, void (*deleter)(void *));

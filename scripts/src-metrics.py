@@ -325,7 +325,7 @@ def check_pairs(tree):
 def check_prose():
     out, tests = [], set()
     for p in files(os.path.join(ROOT, "tests")):
-        tests |= {module(p)} if p.endswith(".c") else set()
+        tests |= {module(p)} if p.endswith((".c", ".cc")) else set()
         if p.endswith((".txt", ".cmake")):
             tests |= {a or "torture_" + b for a, b in re.findall(
                 r"add_test\(NAME ([\w-]+)[\s)]|orcu_torture\((\w+)", text(p))}

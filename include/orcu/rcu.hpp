@@ -13,8 +13,10 @@
 //    the readers of the object are done; never throws, never blocks,
 //    allocates nothing it could fail to get (the deleter lives in the
 //    object); allowed in a read-side section and in a deleter.
-//  - rcu_retire(p, d, dom): the same for any object, headless; may throw
-//    std::bad_alloc (nothing is then retired); never blocks.
+//  - rcu_retire(p, d, dom): the same for any object, headless; throws
+//    std::bad_alloc (nothing is then retired) only when memory is short
+//    (neither a batch page nor a few bytes for a callback of its own);
+//    never blocks.
 //  - rcu_synchronize(): orcu_synchronize(); rcu_barrier(): orcu_barrier()
 //    (every deleter scheduled before it has run).  Neither in a read-side
 //    section nor in a deleter (one line, abort).

@@ -5,7 +5,10 @@
  *  - the full check of ORCU_CHECK_CALLS (on in ORCU_DEBUG builds): the set
  *    of heads posted and not yet invoked.  call.c adds a head at each post
  *    (and aborts on one already there), slot.c removes it before invoking
- *    it, lifecycle.c takes its lock around fork;
+ *    it, lifecycle.c takes its lock around fork; free.c adds the objects
+ *    of orcu_free() and orcu_retire() to the same set until they are
+ *    deleted, and checks orcu_free_rcu()'s object and head in it (a
+ *    double post there was a double free, later, on an orcu thread);
  *  - the signs the queues and lists show at no cost, reported in one line
  *    naming the call and the CPU slot: mpsc.c's push (the head is the
  *    newest queued) and take (the last node links somewhere) and
@@ -109,6 +112,24 @@ void orcu__double_call_check(struct orcu_head *h, const char *call)
 			  call, (void *)h, (void *)(uintptr_t)h->func);
 	}
 	tsearch(h, &pending_set, cmp_ptr);
+	pthread_mutex_unlock(&pending_lock);
+}
+
+void orcu__double_free_check(const void *p, const char *call, bool add)
+{
+	void **found;
+
+	pthread_mutex_lock(&pending_lock);
+	found = tfind(p, &pending_set, cmp_ptr);
+	if (found) {
+		pthread_mutex_unlock(&pending_lock);
+		orcu__die("%s: %p handed over again while still pending (an earlier "
+			  "orcu_free, orcu_retire, orcu_free_rcu or orcu_call of it has "
+			  "not run yet)",
+			  call, p);
+	}
+	if (add)
+		tsearch(p, &pending_set, cmp_ptr);
 	pthread_mutex_unlock(&pending_lock);
 }
 

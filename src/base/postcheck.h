@@ -29,6 +29,9 @@ bool orcu__double_call_enabled(void);
 /* Aborts, naming call, if h is already in the set; else adds it. */
 void orcu__double_call_check(struct orcu_head *h, const char *call);
 void orcu__double_call_forget(struct orcu_head *h);
+/* free.c: aborts, naming call, if the object p is in the set; else adds
+ * it if add.  Forgotten when deleted (orcu__double_call_forget()). */
+void orcu__double_free_check(const void *p, const char *call, bool add);
 void orcu__double_call_fork_prepare(void);
 void orcu__double_call_fork_parent(void);
 void orcu__double_call_fork_child(void);

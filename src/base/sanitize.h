@@ -26,6 +26,10 @@
  *  - callback -> orcu_barrier(), orcu_drain(), orcu_shutdown(): each
  *    invoker releases orcu__san_cb_done before it counts callbacks done;
  *    they acquire it.
+ *  - orcu_free() and the retires' batches (free.c point 8): the adder ->
+ *    the thread that posts its batch, on the batch; GP end -> a poster
+ *    that frees its own earlier batches; its frees -> the barriers, on
+ *    orcu__san_cb_done.
  *
  * A library built with a sanitizer itself (ORCU_SANITIZE) leaves all of
  * this out: there the sanitizer sees the library's own accesses and

@@ -4,7 +4,8 @@
  * markers, serve.c to wake a slot's server and to serve while waiting,
  * gp.c (no batch window while a barrier waits), registry.c for the
  * caller's checks, entry.c to start, free.c to post every thread's open
- * batch of orcu_free() first, delay.c (debug hooks) and os.c.
+ * batch of orcu_free() first and to wait for the posters deleting a batch
+ * last, delay.c (debug hooks) and os.c.
  *
  * Why it is right.  A slot's callbacks never leave it and are invoked in
  * posting order (one invoker at a time, FIFO list), so one marker
@@ -142,9 +143,11 @@ int orcu__barrier_timed(int64_t deadline_ns)
 	for (;;) {
 		uint32_t ticket;
 
-		/* Pairs with the release in barrier_count_down(). */
+		/* Pairs with the release in barrier_count_down().  A batch
+		 * whose callback ran may still be deleted by its poster
+		 * (free.c point 6): wait for it too. */
 		if (orcu__seq_done(orcu__load_acquire(&barrier_seq), snap))
-			return 0;
+			return orcu__free_wait_deleters(deadline_ns);
 		pthread_mutex_lock(&barrier_lock);
 		/* barrier_lock, held by every start, makes this see the last
 		 * one.  Acquire: a barrier we start after the last one ended

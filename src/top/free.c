@@ -6,7 +6,8 @@
  * every open batch that orcu_barrier(), orcu_drain(), shutdown and thread
  * exit need.  Calls call.c to post a full batch as one callback,
  * entry.c to wait for a grace period when no batch memory can be had,
- * gp.c for the cookie of a posted batch, registry.c for the caller's
+ * gp.c for the cookie of a posted batch, postcheck.c for ORCU_CHECK_CALLS,
+ * registry.c for the caller's
  * checks and the asymmetric fence, and os.c.
  *
  * Why it is right.
@@ -45,7 +46,8 @@
  *     once opened, arms a lazy callback (the tick, ORCU_LAZY_MS) that
  *     flushes its thread's batches, so a thread that stops posting
  *     holds nothing for long.
- *  4. No batch memory: orcu_free() and orcu_retire() wait for a grace
+ *  4. No batch memory (or no key, so no record: make_key()):
+ *     orcu_free() and orcu_retire() wait for a grace
  *     period and free at once (orcu_synchronize()), which is why they
  *     are not allowed in a reader section or a callback (checked on
  *     every call, not only when memory runs out).  The deleter then
@@ -53,38 +55,71 @@
  *     lock the caller holds across orcu_retire() must not be one it
  *     takes).  orcu_free_rcu() posts the object's own head instead, its
  *     offset in the object as its function (ORCU__FREE_AT, os.h), and
- *     never blocks.
+ *     never blocks; orcu__retire_nb() posts the pair in a small callback
+ *     of its own (struct lone), and fails (-ENOMEM, <orcu/rcu.hpp>'s
+ *     std::bad_alloc) only when not even that can be had.
  *  5. fork: recs_lock is taken across it (lifecycle.c), so the child
  *     finds each batch open or posted, none in between (an owner that
  *     posted a full batch outside it lost it in the child:
  *     test_free_fork_mid_post).  In the child the threads that are gone
  *     have busy and flush cleared, and their open batches, still
- *     listed, are posted by the child's next flush; a
- *     ring batch one of them was freeing itself (point 6) is marked
- *     done, so that its callback does not wait for it.
+ *     listed, are posted by the child's next flush.  A ring batch one
+ *     of them was deleting itself (point 6) keeps what it had not
+ *     deleted: its callback never waited for it, and `deleting` is set
+ *     to this thread's own claims, so no barrier waits for it either.
+ *     Nothing of a gone thread's stack is kept (a pointer to it crashed
+ *     a grandchild once the child's threads reused the stack:
+ *     test_cxx_fork_twice_in_deleter).
  *  6. Freeing where the memory is hot.  A free() batch its thread posts
  *     also stays on that thread's ring, with the cookie of a GP that
  *     began after its last addition (orcu__gp_snap()).  When the thread
  *     next fills a batch and that GP has ended, it frees the objects
  *     itself, so free() meets the thread's own allocator cache where its
  *     next malloc() looks; the callback then only drops its reference.
- *     One CAS on claim decides who frees; a callback that loses waits
- *     for CLAIM_DONE (the poster frees at most a page of pointers and
- *     holds no lock of ours).  orcu_retire()'s deleters never run this
+ *     One exchange of claimed decides who frees, and the callback that
+ *     loses returns at once: the slot's later callbacks do not wait for
+ *     the poster's deleters (it spun on them:
+ *     test_cxx_claim_loser_does_not_wait).  So a barrier waits for
+ *     the poster: before it claims, the poster counts itself in
+ *     `deleting` (released to the callback by its exchange, so to the
+ *     barrier that waited for the callback), and the barrier, once its
+ *     markers ran, waits until `deleting` drains
+ *     (orcu__free_wait_deleters()).  A poster that sees a barrier
+ *     waiting claims nothing (store, fence, load on both sides), so the
+ *     count drains within a page of deleters per poster; the batch is
+ *     its callback's.  orcu_retire()'s deleters never run this
  *     way (one may take a lock the caller holds); orcu__retire_nb()'s
- *     do, for <orcu/rcu.hpp>, as P2545 lets a retire "invoke scheduled
- *     evaluations" (its note warns of that very deadlock), marked as in
+ *     do, for <orcu/rcu.hpp>, but only on a later orcu__retire_nb():
+ *     P2545 lets a retire "invoke scheduled evaluations" (its note warns
+ *     of that very deadlock); a C call or a thread's exit does not, so
+ *     they leave such a batch to its callback.  They run marked as in
  *     a callback so a barrier in one aborts instead of waiting for
  *     itself; the poster takes the batch off its ring first, since such
  *     a deleter may retire, fill a batch and reap the ring again.  The
  *     page goes to whoever drops the last reference; the poster keeps
  *     one for its next batch.
- *     orcu_barrier() waits for the callbacks, so for the poster's frees.
+ *  7. ORCU_CHECK_CALLS (postcheck.c): every object of orcu_free() and
+ *     orcu_retire() is in the double-post set from its call until it is
+ *     deleted, so a second call for it is named at once; orcu_free_rcu()
+ *     checks its object and head there, then posts the head itself, so
+ *     that orcu_call() adds it.  Nothing is lost to the check: an object
+ *     leaves the set just before its deletion, wherever that runs.
+ *  8. ThreadSanitizer in the user's program (sanitize.h) sees none of
+ *     the orders above, so each hand-off that orders the user's
+ *     accesses is named to it: an owner's additions are released on the
+ *     batch (add_fast(); add_slow() is under recs_lock, which TSan sees)
+ *     and acquired by a flusher that unhooks it, before its orcu_call()
+ *     releases the head; a poster that deletes from its ring acquires
+ *     the GP end, as orcu_poll_state() does, and releases
+ *     orcu__san_cb_done after, as an invoker does, for the barrier.
  */
 #include "os.h"
+#include "event.h"
 #include "seq.h"
 #include "gp.h"
+#include "postcheck.h"
 #include "registry.h"
+#include "sanitize.h"
 #include "free.h"
 
 #include <errno.h>
@@ -116,32 +151,42 @@ enum {
 };
 /* Batches of these kinds go on their poster's ring (point 6). */
 #define RINGED(k) ((k) != BATCH_RETIRE)
-/* Who frees a posted free() batch's objects (point 6). */
-enum {
-	CLAIM_NONE,
-	CLAIM_POSTER,
-	CLAIM_DONE
-};
 
 struct batch {
 	struct orcu_head head; /* the batch's one callback (point 1) */
 	unsigned n, cap;       /* owner writes; the callback reads */
 	unsigned kind;         /* BATCH_FREE: e[i] = p; else pairs e[2i], e[2i+1] */
-	_Atomic int claim;     /* CLAIM_*: the poster's and the callback's CAS */
+	_Atomic bool claimed;  /* the poster's and the callback's exchange */
 	_Atomic int refs;      /* 2 while the poster's ring holds it, else 1 */
 	union entry e[];
 };
 
 #define BATCH_ENTRIES ((BATCH_BYTES - sizeof(struct batch)) / sizeof(union entry))
 
+/* ORCU_CHECK_CALLS (postcheck.c): each pending object is in the
+ * double-post set, from its call to its deletion (point 7). */
+static inline bool checking(void)
+{
+	return orcu__unlikely(orcu__load_relaxed(&orcu__check_calls) != 0) &&
+	       orcu__double_call_enabled();
+}
+
 static void batch_delete(struct batch *b)
 {
+	bool check = checking();
+
 	if (b->kind == BATCH_FREE) {
-		for (unsigned i = 0; i < b->n; i++)
+		for (unsigned i = 0; i < b->n; i++) {
+			if (check)
+				orcu__double_call_forget(b->e[i].p);
 			free(b->e[i].p);
+		}
 	} else {
-		for (unsigned i = 0; i < b->n; i += 2)
+		for (unsigned i = 0; i < b->n; i += 2) {
+			if (check)
+				orcu__double_call_forget(b->e[i].p);
 			b->e[i + 1].deleter(b->e[i].p);
+		}
 	}
 }
 
@@ -165,19 +210,17 @@ static void delete_on_caller(struct batch *b, void *p, void (*deleter)(void *))
 }
 
 /* Runs as a callback, on the slot the batch was posted to: frees its
- * objects unless its poster has claimed them (point 6). */
+ * objects unless its poster has claimed them, and then does not wait for
+ * it (point 6). */
 static void batch_cb(struct orcu_head *h)
 {
 	struct batch *b = (struct batch *)h;
-	int c = CLAIM_NONE;
 
-	/* Acquire pairs with the release of CLAIM_DONE in ring_drop(): the
-	 * poster freed them, and is done with them. */
-	if (orcu__cas_acq_rel(&b->claim, &c, CLAIM_DONE))
+	/* Pairs with the exchange in ring_drop(): one of the two frees
+	 * them.  Acquire: a claim we lose makes the poster's count in
+	 * `deleting` visible to a barrier that waits for us (point 6). */
+	if (!orcu__xchg_acq_rel(&b->claimed, true))
 		batch_delete(b);
-	else
-		while (orcu__load_acquire(&b->claim) != CLAIM_DONE)
-			sched_yield();
 	/* Pairs with the poster's drop in ring_drop(): the last one frees. */
 	if (orcu__fetch_sub_acq_rel(&b->refs, 1) == 1)
 		free(b);
@@ -191,13 +234,6 @@ static void batch_post(struct batch *b)
 
 /* ------------------------------------------------------------------ */
 /* The posting threads' records */
-
-/* A ring batch its owner is freeing, on the owner's stack (ring_drop());
- * prev: the one it was freeing when a deleter came back (point 6). */
-struct freeing {
-	struct batch *b;
-	struct freeing *prev;
-};
 
 struct free_rec {
 	/* Owner writes, flushers read (point 2). */
@@ -219,9 +255,9 @@ struct free_rec {
 	struct batch *ring[RING];
 	unsigned long cookie[RING];
 	struct batch *spare;
-	/* The batches it has taken off its ring to free them, innermost
-	 * first: read by the fork child alone (point 5). */
-	struct freeing *_Atomic freeing;
+	/* Its claims counted in `deleting` (more than one when a deleter
+	 * came back): read by the fork child alone (point 5). */
+	int deleting;
 };
 static pthread_mutex_t recs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct free_rec *recs;
@@ -260,8 +296,12 @@ static int steal_locked(struct free_rec **rs, int nr, struct batch **out, bool d
 		while (orcu__load_acquire(&r->busy))
 			sched_yield();
 		for (int k = 0; k < NR_KINDS; k++) {
-			if (r->open[k])
+			if (r->open[k]) {
+				/* For ThreadSanitizer: pairs with the release in
+				 * add_fast() (point 8). */
+				orcu__tsan_acquire(r->open[k]);
 				out[n++] = r->open[k];
+			}
 			r->open[k] = NULL;
 		}
 		if (disarm)
@@ -294,7 +334,7 @@ static void tick_cb(struct orcu_head *h)
 }
 
 static void ring_drop(struct free_rec *r, bool gp_done);
-static void ring_reap(struct free_rec *r);
+static void ring_reap(struct free_rec *r, bool hot);
 
 /* Thread exit: post this thread's open batches (as owner: no flusher runs
  * while we hold recs_lock) and leave its ring's to their callbacks; the
@@ -304,7 +344,7 @@ static void rec_exit(void *arg)
 	struct free_rec *r = arg;
 	bool armed;
 
-	ring_reap(r);
+	ring_reap(r, false); /* an exit is no retire: free() alone (point 6) */
 	while (r->ring_n)
 		ring_drop(r, false);
 	free(r->spare);
@@ -362,6 +402,39 @@ static struct free_rec *rec_new(void)
 /* ------------------------------------------------------------------ */
 /* Freeing where the memory is hot (point 6) */
 
+/* Posters running a claimed batch's deleters, and the barriers that wait
+ * for them to finish (point 6); the last poster out notifies. */
+static _Atomic long deleting;
+static _Atomic long barriers_waiting;
+static struct orcu__event deleting_done;
+
+static void claim_end(struct free_rec *r, bool counted)
+{
+	if (counted)
+		r->deleting--;
+	/* Release pairs with the acquire in orcu__free_wait_deleters(): our
+	 * frees happen before a barrier that sees the count drained. */
+	if (orcu__fetch_sub_release(&deleting, 1) == 1)
+		orcu__event_notify_all(&deleting_done);
+}
+
+/* Counts r's owner in `deleting` and returns true, unless a barrier
+ * waits for the count to drain, which then must not wait for new claims
+ * (the callback frees those batches). */
+static bool claim_begin(struct free_rec *r)
+{
+	orcu__fetch_add_relaxed(&deleting, 1);
+	/* Pairs with the fence in orcu__free_wait_deleters(): it sees our
+	 * count, or we see it waiting. */
+	orcu__fence_seq_cst();
+	if (orcu__load_relaxed(&barriers_waiting)) {
+		claim_end(r, false);
+		return false;
+	}
+	r->deleting++;
+	return true;
+}
+
 /* The owner lets go of the oldest batch of its ring, freeing its objects
  * itself if its GP has ended and the callback has not claimed them.  The
  * batch leaves the ring first: a deleter may retire, fill a batch and so
@@ -369,26 +442,20 @@ static struct free_rec *rec_new(void)
 static void ring_drop(struct free_rec *r, bool gp_done)
 {
 	struct batch *b = r->ring[r->ring_head];
-	int c = CLAIM_NONE;
 
 	r->ring[r->ring_head] = NULL;
 	r->ring_head = (r->ring_head + 1) % RING;
 	r->ring_n--;
-	if (gp_done) {
-		struct freeing f = { b, orcu__load_relaxed(&r->freeing) };
-
-		/* Listed before it can be CLAIM_POSTER (the CAS orders the
-		 * store), for a fork child (point 5). */
-		orcu__store_relaxed(&r->freeing, &f);
-		/* Pairs with the CAS in batch_cb(): one of the two frees
-		 * them. */
-		if (orcu__cas_acq_rel(&b->claim, &c, CLAIM_POSTER)) {
+	if (gp_done && claim_begin(r)) {
+		/* Pairs with the exchange in batch_cb(): one of the two
+		 * frees them.  Release: counted in `deleting` first. */
+		if (!orcu__xchg_acq_rel(&b->claimed, true)) {
 			delete_on_caller(b, NULL, NULL);
-			/* Pairs with the acquire in batch_cb(). */
-			orcu__store_release(&b->claim, CLAIM_DONE);
+			/* For ThreadSanitizer: our deletes happen before a
+			 * barrier's return, as an invoker's (point 8). */
+			orcu__tsan_release(&orcu__san_cb_done);
 		}
-		/* Unlisted once CLAIM_DONE (the release orders it). */
-		orcu__store_release(&r->freeing, f.prev);
+		claim_end(r, true);
 	}
 	/* Pairs with the callback's drop in batch_cb(). */
 	if (orcu__fetch_sub_acq_rel(&b->refs, 1) == 1) {
@@ -399,20 +466,24 @@ static void ring_drop(struct free_rec *r, bool gp_done)
 	}
 }
 
-/* Free every ring batch whose GP has ended, oldest first. */
-static void ring_reap(struct free_rec *r)
+/* Free every ring batch whose GP has ended, oldest first.  hot: the
+ * caller is orcu__retire_nb(), which may run user deleters; any other
+ * leaves a BATCH_RETIRE_HOT batch to its callback (point 6). */
+static void ring_reap(struct free_rec *r, bool hot)
 {
 	/* Acquire pairs with the store that ends a GP: what readers did is
 	 * visible before we free (as in orcu_poll_state()). */
 	unsigned long seq = orcu__load_acquire(&orcu__gp_seq);
 
+	/* For ThreadSanitizer, the same edge (point 8). */
+	orcu__tsan_acquire(&orcu__san_gp_end);
 	while (r->ring_n && orcu__seq_done(seq, r->cookie[r->ring_head]))
-		ring_drop(r, true);
+		ring_drop(r, hot || r->ring[r->ring_head]->kind == BATCH_FREE);
 }
 
-/* A free() batch its owner posted (holding a second reference) goes on
- * its ring. */
-static void ring_push(struct free_rec *r, struct batch *b)
+/* A ringed batch its owner posted (holding a second reference) goes on
+ * its ring; hot as for ring_reap(). */
+static void ring_push(struct free_rec *r, struct batch *b, bool hot)
 {
 	if (r->ring_n == RING)
 		ring_drop(r, false);
@@ -421,7 +492,7 @@ static void ring_push(struct free_rec *r, struct batch *b)
 	r->cookie[(r->ring_head + r->ring_n) % RING] = orcu__gp_snap();
 	r->ring[(r->ring_head + r->ring_n) % RING] = b;
 	r->ring_n++;
-	ring_reap(r);
+	ring_reap(r, hot);
 }
 
 /* ------------------------------------------------------------------ */
@@ -438,7 +509,7 @@ static struct batch *batch_new(struct free_rec *r, unsigned k)
 	b->n = 0;
 	b->cap = (unsigned)BATCH_ENTRIES & ~1u;
 	b->kind = k;
-	orcu__store_relaxed(&b->claim, CLAIM_NONE);
+	orcu__store_relaxed(&b->claimed, false);
 	orcu__store_relaxed(&b->refs, 1);
 	return b;
 }
@@ -465,6 +536,9 @@ static inline bool add_fast(struct free_rec *r, unsigned k, void *p, void (*dele
 			b->e[b->n + 1].deleter = deleter;
 		b->n += k != BATCH_FREE ? 2 : 1;
 		added = true;
+		/* For ThreadSanitizer: what we did before the call happens
+		 * before a flusher posts the batch (point 8). */
+		orcu__tsan_release(b);
 	}
 	/* Pairs with the acquire of busy in steal_locked(). */
 	orcu__store_release(&r->busy, 0);
@@ -507,7 +581,7 @@ static int add_slow(unsigned k, void *p, void (*deleter)(void *))
 	}
 	pthread_mutex_unlock(&recs_lock);
 	if (full && RINGED(k))
-		ring_push(r, full);
+		ring_push(r, full, k == BATCH_RETIRE_HOT);
 	if (arm)
 		orcu_call_lazy(&r->tick, tick_cb);
 	return 0;
@@ -524,6 +598,8 @@ static inline int add(unsigned k, void *p, void (*deleter)(void *))
 static void wait_and_delete(void *p, void (*deleter)(void *))
 {
 	orcu_synchronize();
+	if (checking())
+		orcu__double_call_forget(p);
 	delete_on_caller(NULL, p, deleter ? deleter : free);
 }
 
@@ -539,6 +615,8 @@ static inline void check_may_block(const char *call)
 void orcu_free(void *p)
 {
 	check_may_block("orcu_free");
+	if (p && checking())
+		orcu__double_free_check(p, "orcu_free", true);
 	if (p && orcu__unlikely(add(BATCH_FREE, p, NULL) != 0))
 		wait_and_delete(p, NULL);
 }
@@ -548,15 +626,54 @@ void orcu_retire(void *p, void (*deleter)(void *))
 	check_may_block("orcu_retire");
 	if (!deleter)
 		orcu__misuse("orcu_retire", "NULL deleter");
+	if (p && checking())
+		orcu__double_free_check(p, "orcu_retire", true);
 	if (p && orcu__unlikely(add(BATCH_RETIRE, p, deleter) != 0))
 		wait_and_delete(p, deleter);
 }
 
+/* One object orcu__retire_nb() could not batch, as its own callback. */
+struct lone {
+	struct orcu_head head;
+	void *p;
+	void (*deleter)(void *);
+};
+
+static void lone_cb(struct orcu_head *h)
+{
+	struct lone *l = (struct lone *)h;
+	void *p = l->p;
+	void (*deleter)(void *) = l->deleter;
+
+	free(l);
+	if (checking())
+		orcu__double_call_forget(p);
+	deleter(p);
+}
+
 int orcu__retire_nb(void *p, void (*deleter)(void *))
 {
+	struct lone *l;
+
 	if (!deleter)
 		orcu__misuse("orcu_retire", "NULL deleter");
-	return p ? add(BATCH_RETIRE_HOT, p, deleter) : 0;
+	if (!p)
+		return 0;
+	if (checking())
+		orcu__double_free_check(p, "rcu_retire", true);
+	if (orcu__likely(add(BATCH_RETIRE_HOT, p, deleter) == 0))
+		return 0;
+	/* No record (no key left: point 4) or no page: a callback of its
+	 * own, if a few bytes can be had. */
+	if (!(l = malloc(sizeof(*l)))) {
+		if (checking()) /* not retired: the caller may post it */
+			orcu__double_call_forget(p);
+		return -ENOMEM;
+	}
+	l->p = p;
+	l->deleter = deleter;
+	orcu_call(&l->head, lone_cb);
+	return 0;
 }
 
 void orcu__free_rcu(void *p, size_t offset)
@@ -565,6 +682,14 @@ void orcu__free_rcu(void *p, size_t offset)
 	if (orcu__unlikely(offset >= ORCU_FREE_RCU_MAX_OFFSET || offset % sizeof(void *)))
 		orcu__misuse("orcu_free_rcu", "the head is not within the object's first "
 					      "ORCU_FREE_RCU_MAX_OFFSET bytes at a pointer-aligned offset");
+	/* Checked: its head, posted, is in the set until it is freed, and
+	 * neither it nor the object may be there already (point 7). */
+	if (p && checking()) {
+		orcu__double_free_check(p, "orcu_free_rcu", false);
+		orcu__double_free_check((char *)p + offset, "orcu_free_rcu", false);
+		orcu_call((struct orcu_head *)((char *)p + offset), ORCU__FREE_AT(offset));
+		return;
+	}
 	if (p && orcu__unlikely(add(BATCH_FREE, p, NULL) != 0))
 		orcu_call((struct orcu_head *)((char *)p + offset), ORCU__FREE_AT(offset));
 }
@@ -612,6 +737,37 @@ int orcu__free_flush_all(void)
 	return n;
 }
 
+int orcu__free_wait_deleters(int64_t deadline_ns)
+{
+	int ret = 0;
+
+	orcu__fetch_add_relaxed(&barriers_waiting, 1);
+	/* Pairs with the fence in claim_begin(): no claim we do not see
+	 * counted starts after this, so the count drains. */
+	orcu__fence_seq_cst();
+	for (;;) {
+		int64_t left = -1;
+		/* Pairs with the notify in claim_end(). */
+		uint32_t ticket = orcu__event_prepare(&deleting_done);
+
+		/* Acquire pairs with the release in claim_end(). */
+		if (orcu__load_acquire(&deleting) == 0) {
+			orcu__event_cancel(&deleting_done);
+			break;
+		}
+		if (deadline_ns >= 0 && (left = deadline_ns - (int64_t)orcu__now_ns()) <= 0) {
+			orcu__event_cancel(&deleting_done);
+			ret = -ETIMEDOUT;
+			break;
+		}
+		/* The last poster out wakes us: it runs a page of deleters
+		 * and waits for nothing of ours (point 6). */
+		orcu__event_wait(&deleting_done, ticket, left);
+	}
+	orcu__fetch_sub_relaxed(&barriers_waiting, 1);
+	return ret;
+}
+
 void orcu__free_fork_prepare(void)
 {
 	pthread_mutex_lock(&recs_lock);
@@ -624,19 +780,16 @@ void orcu__free_fork_parent(void)
 
 void orcu__free_fork_child(void)
 {
-	/* Point 5: only this thread runs, and it is in no addition.  A batch
-	 * a thread that is gone was freeing itself is done here: its
-	 * callback must not wait for it (what it had not freed stays).  It
-	 * is off the ring (ring_drop()), on the list its thread's stack
-	 * holds, which the child has a copy of. */
+	/* Point 5: only this thread runs, and it is in no addition and no
+	 * barrier.  Of the posters counted in `deleting`, only this thread
+	 * (forked from a deleter) goes on: a batch a thread that is gone
+	 * claimed keeps what it had not freed, and no barrier waits for it. */
 	for (struct free_rec *r = recs; r; r = r->next) {
 		orcu__store_relaxed(&r->busy, 0);
 		orcu__store_relaxed(&r->flush, 0);
-		if (r == own_rec) /* forked from a deleter: it goes on */
-			continue;
-		for (struct freeing *f = orcu__load_relaxed(&r->freeing); f; f = f->prev)
-			if (orcu__load_relaxed(&f->b->claim) == CLAIM_POSTER)
-				orcu__store_relaxed(&f->b->claim, CLAIM_DONE);
 	}
+	orcu__store_relaxed(&deleting, own_rec ? own_rec->deleting : 0);
+	orcu__store_relaxed(&barriers_waiting, 0);
+	orcu__event_reset(&deleting_done);
 	pthread_mutex_unlock(&recs_lock);
 }

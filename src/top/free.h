@@ -10,6 +10,10 @@
 
 /* free.c: post every thread's open batches now; returns how many. */
 int orcu__free_flush_all(void);
+/* barrier.c, once its callbacks ran: wait until the posters that claimed
+ * a batch (free.c point 6) have deleted it; 0, or -ETIMEDOUT past
+ * deadline_ns (orcu__now_ns(); -1: none). */
+int orcu__free_wait_deleters(int64_t deadline_ns);
 void orcu__free_fork_prepare(void);
 void orcu__free_fork_parent(void);
 void orcu__free_fork_child(void);

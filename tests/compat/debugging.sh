@@ -11,6 +11,9 @@
 #                head is reported at its BUG line; the clean twin is silent
 #   tsan_memb    tsan.c with -fsanitize=thread, memb / qsbr readers:
 #   tsan_qsbr    0 ThreadSanitizer warnings, no suppression file
+#   tsan_free    tsan_free.cc (C++, c++ on PATH): 100,000 objects through
+#                each of orcu_free, orcu_retire, retire(), rcu_retire,
+#                with readers: 0 warnings
 #   tsan_urcu    tsan_urcu.c on orcu (liburcu's names, rculfhash on
 #                orcu_rcu_flavor), memb and qsbr: 0 warnings
 #   compare      not a test: tsan_urcu.c on liburcu itself, for comparison;
@@ -96,6 +99,17 @@ tsan_memb|tsan_qsbr)
   n=$(grep -c "WARNING: ThreadSanitizer" err || true)
   echo "   ThreadSanitizer warnings: $n"
   [ "$n" = 0 ] && [ $rc = 0 ] && grep -qx "tsan: ok" out || bad "$MODE: $n warnings, exit $rc";;
+tsan_free)
+  CXX=$(command -v c++ || command -v g++ || true)
+  [ -n "$CXX" ] || { echo "debugging tsan_free: skipped: no C++ compiler"; exit 77; }
+  cp "$D/tsan_free.cc" "$T/tsan_free.cc"
+  # -Wno-tsan: g++ warns that TSan does not model orcu.h's read-side fence.
+  "$CXX" -std=c++20 -g -O2 -Wall -Wextra -Werror -Wno-tsan -fsanitize=thread \
+    -I"$P/include" tsan_free.cc -o tsan_free -L"$LIB" -Wl,-rpath,"$LIB" -lorcu -lpthread
+  run tsan_free env TSAN_OPTIONS="halt_on_error=0" ./tsan_free
+  n=$(grep -c "WARNING: ThreadSanitizer" err || true)
+  echo "   ThreadSanitizer warnings: $n"
+  [ "$n" = 0 ] && [ $rc = 0 ] && grep -qx "tsan_free: ok" out || bad "tsan_free: $n warnings, exit $rc";;
 tsan_urcu)
   for flavor in memb qsbr; do
     defs=(-DON_ORCU); [ $flavor = qsbr ] && defs+=(-DTEST_QSBR)
