@@ -117,7 +117,9 @@ grep -E '^dpkg-(buildpackage|deb|genchanges|source|shlibdeps|gensymbols)' "$T/bu
 echo "built in $(( $(date +%s) - start )) s: $(cd "$T" && echo *.deb)"
 
 step "lintian"
-lintian --fail-on error,warning -i "$T"/*.changes && echo "lintian: no error, no warning"
+# Not "lintian ... && echo": set -e does not stop at a failing && list.
+lintian --fail-on error,warning -i "$T"/*.changes
+echo "lintian: no error, no warning"
 
 for d in "$T"/*.deb; do
   step "$(dpkg-deb -f "$d" Package): $(dpkg-deb -f "$d" Depends)"
@@ -132,6 +134,7 @@ while [ -n "$todo" ]; do
   read -r p todo <<<"$todo"
   case " $runtime " in *" $p "*) continue;; esac
   runtime="$runtime $p"
+  [ -n "$(deb_of "$p")" ] || { echo "deb-check: no package $p was built (the run-time swap)" >&2; exit 1; }
   deps=$(dpkg-deb -f "$(deb_of "$p")" Pre-Depends Depends | sed 's/^[A-Za-z-]*: //' |
     tr ',|' '\n\n' | sed 's/(.*//; s/:any//; s/ //g')
   for d in $deps; do
