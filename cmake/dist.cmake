@@ -19,11 +19,12 @@ endforeach()
 
 # Manual pages, generated at build time from the headers' contract
 # comments (scripts/gen-man.py), so a page cannot drift from its call:
-# man3/<call>.3 for every documented call, man7/orcu.7 for the overview.
+# man3/<call>.3 for every documented call, man7/orcu.7 for the overview,
+# and one page for <orcu/rcu.hpp> (man rcu_retire) from its opening comment.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_FOUND)
   set(ORCU_MAN_HEADERS ${PROJECT_SOURCE_DIR}/include/orcu.h
-    ${PROJECT_SOURCE_DIR}/include/orcu/debug.h)
+    ${PROJECT_SOURCE_DIR}/include/orcu/debug.h ${PROJECT_SOURCE_DIR}/include/orcu/rcu.hpp)
   set(ORCU_MAN_DIR ${PROJECT_BINARY_DIR}/man)
   add_custom_command(OUTPUT ${ORCU_MAN_DIR}/stamp
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/gen-man.py
@@ -34,10 +35,10 @@ if(Python3_FOUND)
   add_custom_target(orcu-man ALL DEPENDS ${ORCU_MAN_DIR}/stamp)
   install(DIRECTORY ${ORCU_MAN_DIR}/man3 ${ORCU_MAN_DIR}/man7
     DESTINATION ${CMAKE_INSTALL_MANDIR})
-  # Every function liborcu.so exports has a page.
+  # Every function liborcu.so exports has a page, and <orcu/rcu.hpp>'s names.
   add_test(NAME man_pages COMMAND ${Python3_EXECUTABLE}
     ${PROJECT_SOURCE_DIR}/scripts/gen-man.py --check-lib $<TARGET_FILE:orcu>
-    --man-dir ${ORCU_MAN_DIR})
+    --man-dir ${ORCU_MAN_DIR} ${ORCU_MAN_HEADERS})
   set_tests_properties(man_pages PROPERTIES LABELS quick)
 else()
   message(STATUS "manual pages not built (python3 not found)")

@@ -162,6 +162,9 @@ typedef void (*orcu_stall_handler_t)(const struct orcu_stall_info *info, void *a
  * reader.  Not in a reader section; allowed in a callback; not in a
  * signal handler.  orcu_read_lock() on an unregistered thread calls it
  * implicitly.
+ *
+ * Tests: test_gp_memb, test_register_enomem_no_abort, test_no_key,
+ *  test_auto_unregister.
  */
 ORCU_API int orcu_register_thread(void); /* memb reader; idempotent */
 
@@ -175,6 +178,9 @@ ORCU_API int orcu_register_thread(void); /* memb reader; idempotent */
  * orcu_register_thread(), but not on an orcu thread (a callback running
  * on one): it would hold every grace period, as it never reaches a
  * quiescent point of its own; -EPERM and one line.
+ *
+ * Tests: test_gp_qsbr, test_gp_mixed, test_misuse (-EPERM on an orcu
+ *  thread).
  */
 ORCU_API int orcu_register_thread_qsbr(void); /* qsbr reader; idempotent */
 
@@ -183,6 +189,9 @@ ORCU_API int orcu_register_thread_qsbr(void); /* qsbr reader; idempotent */
  * unregistered thread.  Done automatically when a registered thread exits.
  * Aborts with a one-line message inside a reader section.  Allowed in a
  * callback; not in a signal handler.
+ *
+ * Tests: test_auto_unregister, test_gp_mixed, test_thread_online,
+ *  test_misuse (exit inside a section).
  */
 ORCU_API void orcu_unregister_thread(void); /* also automatic at thread exit */
 
@@ -197,6 +206,9 @@ ORCU_API void orcu_unregister_thread(void); /* also automatic at thread exit */
  * it is a safe point: it may run a grace period and callbacks that no
  * thread serves (docs/API.md, "Degraded mode"), as may
  * orcu_thread_offline() and orcu_thread_online().
+ *
+ * Tests: test_gp_qsbr, test_qsbr_wait_wakes_gp, test_inline,
+ *  test_no_threads_safe_points.
  */
 ORCU_API void orcu_quiescent_state(void);
 
@@ -206,6 +218,9 @@ ORCU_API void orcu_quiescent_state(void);
  * periods stop waiting for this thread until orcu_thread_online().  A
  * no-op for memb threads.  Aborts inside a reader section (memb nesting on
  * this thread).  Not in a signal handler.
+ *
+ * Tests: test_thread_online, test_qsbr_offline_runs_no_callbacks,
+ *  test_gp_mixed.
  */
 ORCU_API void orcu_thread_offline(void);
 
@@ -214,6 +229,9 @@ ORCU_API void orcu_thread_offline(void);
  * on return the thread may read again (it is ordered after the store that
  * makes grace periods wait for it).  A no-op for memb threads.  Not in a
  * signal handler.
+ *
+ * Tests: test_thread_online, test_qsbr_offline_runs_no_callbacks,
+ *  test_no_threads_safe_points.
  */
 ORCU_API void orcu_thread_online(void);
 
@@ -223,6 +241,8 @@ ORCU_API void orcu_thread_online(void);
  * thread, or a qsbr thread between orcu_thread_online() (or registration)
  * and orcu_thread_offline().  False on an unregistered thread.  Anywhere,
  * async-signal-safe.
+ *
+ * Tests: test_thread_online, test_shutdown_qsbr_online.
  */
 ORCU_API bool orcu_thread_is_online(void);
 
@@ -237,6 +257,10 @@ ORCU_API bool orcu_thread_is_online(void);
  * offline while it waits and brought back online.  Not in a reader
  * section (would deadlock) and not in a callback (would wait for itself):
  * both print one line naming the call and abort.  Not in a signal handler.
+ *
+ * Tests: test_gp_memb, test_gp_qsbr, test_gp_mixed, test_gp_wait_mixed,
+ *  test_reader_wake_targeted, test_gp_skip_waits_for_new_reader,
+ *  test_misuse, test_busted_detected, torture_memb_all.
  */
 ORCU_API void orcu_synchronize(void);
 
@@ -244,6 +268,8 @@ ORCU_API void orcu_synchronize(void);
  * orcu_synchronize_expedited - orcu_synchronize(), hurried: the grace
  * period polls readers more eagerly and skips batching, at some CPU cost to
  * the library.  Same contract.
+ *
+ * Tests: test_expedited, test_misuse.
  */
 ORCU_API void orcu_synchronize_expedited(void);
 
@@ -261,6 +287,13 @@ ORCU_API void orcu_synchronize_expedited(void);
  * before orcu_init (kept, run once orcu runs), in a fork child.  NULL head
  * or func, or the same head posted twice while pending (checked with
  * ORCU_CHECK_CALLS=1 or in debug builds), prints one line and aborts.
+ *
+ * Tests: test_postq_order, test_postq_wake,
+ *  test_call_never_blocks_on_callbacks, test_call_inline_runs_nothing,
+ *  test_callback_may_take_library_locks, test_flood, test_flood_in_reader,
+ *  test_qsbr_call_announces_no_qs, test_early_ctor, test_early_slot,
+ *  test_double_call_named, test_double_post_after_take_keeps_list,
+ *  test_misuse, test_fork.
  */
 ORCU_API void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *));
 
@@ -269,6 +302,9 @@ ORCU_API void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *)
  * ORCU_LAZY_MS or until ORCU_LAZY_MAX are pending on the slot, to save
  * wake-ups.  orcu_barrier(), orcu_drain(), orcu_reclaim_lazy() and memory
  * pressure flush them.  Same contract as orcu_call().
+ *
+ * Tests: test_lazy, test_lazy_alone_bounded, test_early_ctor,
+ *  torture_qsbr_none_flood_lazy_fork.
  */
 ORCU_API void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *));
 
@@ -279,6 +315,9 @@ ORCU_API void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_he
  * wait.  Call it before unloading code that posted callbacks (dlclose).
  * Not in a reader section nor in a callback (one line, abort); not in a
  * signal handler.  A qsbr caller is offline while it waits.
+ *
+ * Tests: test_barrier, test_barrier_never_onlined, test_module_unload,
+ *  test_free_barrier, test_qsbr_wait_wakes_gp, test_misuse.
  */
 ORCU_API void orcu_barrier(void);
 
@@ -289,6 +328,9 @@ ORCU_API void orcu_barrier(void);
  * callbacks, so never call it holding a lock your callbacks take; not in a
  * reader section nor in a callback (one line, abort).  A qsbr caller is
  * offline while it waits.  orcu_call() itself never waits like this.
+ *
+ * Tests: test_wait_backlog_bound, test_call_never_blocks_on_callbacks,
+ *  test_misuse.
  */
 ORCU_API int orcu_wait_backlog(long timeout_ms);
 
@@ -297,6 +339,8 @@ ORCU_API int orcu_wait_backlog(long timeout_ms);
  * callbacks that post callbacks included.  timeout_ms < 0 waits as long as
  * it takes.  Returns 0, or -ETIMEDOUT when timeout_ms passed first (the
  * callbacks keep running).  Contexts as orcu_barrier().
+ *
+ * Tests: test_drain_chain, test_free_barrier, test_misuse.
  */
 ORCU_API int orcu_drain(long timeout_ms);
 
@@ -304,6 +348,8 @@ ORCU_API int orcu_drain(long timeout_ms);
  * orcu_reclaim_lazy - hand every lazily held callback to the grace-period
  * machinery now (for instance on memory pressure); returns without
  * waiting for them.  Anywhere but a signal handler.
+ *
+ * Tests: test_lazy.
  */
 ORCU_API void orcu_reclaim_lazy(void);
 
@@ -312,6 +358,8 @@ ORCU_API void orcu_reclaim_lazy(void);
  * orcu_poll_state(cookie) is true; starts nothing, never blocks.  Anywhere
  * (reader section and callback included), async-signal-safe once orcu is
  * initialised.
+ *
+ * Tests: test_polled, test_gp_skip_waits_for_new_reader.
  */
 ORCU_API unsigned long orcu_get_state(void);
 
@@ -324,6 +372,9 @@ ORCU_API unsigned long orcu_get_state(void);
  * (it starts orcu again).  In a fork child, a cookie taken in the parent
  * completes once a call that starts orcu ran there (docs/API.md, Fork).
  * Anywhere but a signal handler.
+ *
+ * Tests: test_polled, test_start_poll_degraded, test_start_poll_enomem,
+ *  test_start_poll_vs_shutdown, test_fork_child_sync_only_runs_inherited.
  */
 ORCU_API unsigned long orcu_start_poll(void);
 
@@ -331,12 +382,17 @@ ORCU_API unsigned long orcu_start_poll(void);
  * orcu_poll_state - true once the grace period of cookie has ended: memory
  * unpublished before the cookie was taken may then be freed.  Never
  * blocks; anywhere, async-signal-safe.
+ *
+ * Tests: test_polled, test_gp_skip_waits_for_new_reader,
+ *  test_start_poll_degraded.
  */
 ORCU_API bool orcu_poll_state(unsigned long cookie);
 
 /*
  * orcu_cond_synchronize - return at once if orcu_poll_state(cookie), else
  * wait as orcu_synchronize() does, with its restrictions.
+ *
+ * Tests: test_polled, test_misuse.
  */
 ORCU_API void orcu_cond_synchronize(unsigned long cookie);
 
@@ -367,6 +423,10 @@ ORCU_API void orcu_cond_synchronize(unsigned long cookie);
  * (and in debug builds) an object handed to orcu_free, orcu_retire or
  * orcu_free_rcu again while pending prints one line naming the second
  * call and aborts.
+ *
+ * Tests: test_free_readers, test_free_barrier, test_free_misuse,
+ *  test_free_enomem_blocks, test_free_shutdown,
+ *  test_unload_free_thread_exit, test_free_double_post_named.
  */
 ORCU_API void orcu_free(void *p);
 
@@ -379,6 +439,11 @@ ORCU_API void orcu_free(void *p);
  * and contexts as orcu_free(): when no batch memory can be had, deleter
  * runs (as a callback) on the caller's thread before orcu_retire()
  * returns, so it must not take a lock the caller holds across the call.
+ *
+ * Tests: test_free_readers, test_free_barrier, test_free_misuse,
+ *  test_free_enomem_blocks, test_free_enomem_deleter_rules,
+ *  test_free_enomem_cancel, test_free_fork, test_free_fork_mid_post,
+ *  test_free_shutdown.
  */
 ORCU_API void orcu_retire(void *p, void (*deleter)(void *));
 
@@ -390,6 +455,9 @@ ORCU_API void orcu_retire(void *p, void (*deleter)(void *));
  * instead, so it never blocks: allowed everywhere orcu_call() is (reader
  * section and callback included).  p is evaluated once; a field that is
  * not a struct orcu_head, or lies too far, does not compile.
+ *
+ * Tests: test_free_readers, test_free_barrier, test_free_misuse,
+ *  test_free_enomem_blocks.
  */
 #define ORCU_FREE_RCU_MAX_OFFSET (512 * sizeof(void *))
 /* clang-format off */
@@ -420,6 +488,10 @@ ORCU_API int orcu__retire_nb(void *p, void (*deleter)(void *));
  * -EAGAIN if a library thread could not be created: orcu works, degraded
  * (grace periods run on callers, callbacks are served by other threads or,
  * with none, at application threads' safe points), and retries later.  Not in a reader section, callback or signal handler.
+ *
+ * Tests: test_config_errors, test_config_rejects_adjusted,
+ *  test_config_enomem_not_reconfigured, test_init_eagain_then_posts_run,
+ *  test_misuse (-EBUSY after first use).
  */
 ORCU_API int orcu_init(const struct orcu_config *cfg);
 
@@ -429,6 +501,8 @@ ORCU_API int orcu_init(const struct orcu_config *cfg);
  * not a possible CPU, or -EAGAIN if its thread could not be created (its
  * callbacks are served elsewhere meanwhile).  Allowed in a callback and a
  * fork child; not in a signal handler.
+ *
+ * Tests: test_early_slot, test_hotplug_load.
  */
 ORCU_API int orcu_cpu_online(int cpu);
 
@@ -440,6 +514,9 @@ ORCU_API int orcu_cpu_online(int cpu);
  * for the last online slot.  Never waits for callbacks, so it is allowed
  * in a callback, even one of the slot it takes offline; not in a signal
  * handler.
+ *
+ * Tests: test_offline_without_threads, test_offline_inline_drained_in_place,
+ *  test_hotplug_load, test_fork_child_barrier_offline_offloaded.
  */
 ORCU_API int orcu_cpu_offline(int cpu);
 
@@ -449,6 +526,8 @@ ORCU_API int orcu_cpu_offline(int cpu);
  * threads, at run time; callbacks already queued are kept and keep their
  * order.  Return 0 or -EINVAL for an impossible cpu.  Allowed in a
  * callback; not in a signal handler.
+ *
+ * Tests: test_offload_toggle.
  */
 ORCU_API int orcu_cpu_offload(int cpu);
 ORCU_API int orcu_cpu_deoffload(int cpu);
@@ -458,12 +537,18 @@ ORCU_API int orcu_cpu_deoffload(int cpu);
  * slot cpu whatever CPU it runs on: for virtual topologies and
  * thread-per-core programs.  -1 follows the real CPU again.  Returns 0 or
  * -EINVAL for an impossible cpu.  Anywhere but a signal handler.
+ *
+ * Tests: test_barrier_never_onlined, test_threadless_slot_drained,
+ *  test_lying_topology.
  */
 ORCU_API int orcu_thread_bind_cpu(int cpu);
 
 /*
  * orcu_current_cpu - the slot orcu_call() would use now from this thread
  * (its bound slot, or the CPU it runs on).  Anywhere but a signal handler.
+ *
+ * Tests: test_early_slot, test_lying_topology,
+ *  test_config_possible_only_caps_threads.
  */
 ORCU_API int orcu_current_cpu(void); /* the slot orcu_call() would use now */
 
@@ -474,12 +559,18 @@ ORCU_API int orcu_current_cpu(void); /* the slot orcu_call() would use now */
  * orcu_get_stats - fill *out with a snapshot of the counters (each read
  * atomically; the set is not one instant).  Never blocks on grace periods
  * or callbacks.  Anywhere but a signal handler.
+ *
+ * Tests: test_nocb_poll, test_wake_economy, test_stats_vs_shutdown,
+ *  test_flood.
  */
 ORCU_API void orcu_get_stats(struct orcu_stats *out);
 
 /*
  * orcu_slot_pending - callbacks pending on slot cpu right now, or -EINVAL
  * for an impossible cpu.  Anywhere but a signal handler.
+ *
+ * Tests: test_threadless_slot_drained, test_offline_inline_drained_in_place,
+ *  test_wait_backlog_bound.
  */
 ORCU_API long orcu_slot_pending(int cpu); /* pending callbacks of one slot, or -EINVAL */
 
@@ -491,6 +582,9 @@ ORCU_API long orcu_slot_pending(int cpu); /* pending callbacks of one slot, or -
  * orcu_synchronize), with no library lock held, and may call anything that
  * does not wait for a grace period or callbacks; those print one line
  * naming the call and abort there.
+ *
+ * Tests: test_stall, test_stall_handler_pair, test_fork_in_stall_handler,
+ *  test_misuse.
  */
 ORCU_API void orcu_set_stall_handler(orcu_stall_handler_t handler, void *arg);
 
@@ -503,6 +597,10 @@ ORCU_API void orcu_set_stall_handler(orcu_stall_handler_t handler, void *arg);
  * shutdown in progress returns -EBUSY at once (concurrent callers either
  * complete or get -EBUSY, never hang).  Not in a reader section nor in a
  * callback (one line, abort); not in a signal handler.
+ *
+ * Tests: test_shutdown_reuse, test_shutdown_vs_posts,
+ *  test_shutdown_races_synchronize, test_shutdown_qsbr_online,
+ *  test_shutdown_waits_held_callbacks, test_free_shutdown, test_misuse.
  */
 ORCU_API int orcu_shutdown(void);
 
@@ -519,6 +617,8 @@ ORCU_API int orcu_shutdown(void);
  * Use it inside a read-side section on the pointer (an lvalue) that
  * updaters publish; anywhere, async-signal-safe.  With ORCU_PROVE it
  * checks that it is inside one (see "Read-side checks" below).
+ *
+ * Tests: debugging_prove, header_cxx_prove, test_gp_memb.
  */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -535,11 +635,17 @@ ORCU_API int orcu_shutdown(void);
 #endif
 /* orcu_assign_pointer - publish v in p (an lvalue): a release store, so
  * whatever was written to *v before is seen by readers that dereference
- * it.  Anywhere, async-signal-safe. */
+ * it.  Anywhere, async-signal-safe.
+ *
+ * Tests: test_gp_memb, test_gp_qsbr.
+ */
 #define orcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 /* orcu_xchg_pointer - publish v in *pp and return the old value, fully
  * ordered; the old object may be freed after a grace period (orcu_call,
- * orcu_synchronize).  Anywhere, async-signal-safe. */
+ * orcu_synchronize).  Anywhere, async-signal-safe.
+ *
+ * Tests: test_gp_memb, test_gp_qsbr, torture_memb_all.
+ */
 #define orcu_xchg_pointer(pp, v) __atomic_exchange_n((pp), (v), __ATOMIC_SEQ_CST)
 
 /* ------------------------------------------------------------------ */
@@ -644,6 +750,10 @@ static inline void orcu__mb_slave(void)
  *
  * An ORCU_QSBR unit promises its sections run only on qsbr threads (debug
  * builds check); code shared by both kinds is compiled without it.
+ *
+ * Tests: test_gp_memb, test_gp_qsbr, test_thread_online,
+ *  test_signal_in_unpark_fenced, test_misuse (unbalanced unlock),
+ *  header_cxx_qsbr.
  */
 #if defined(ORCU_QSBR)
 
@@ -746,6 +856,8 @@ static inline bool orcu_read_ongoing(void)
  * naming the caller's file and line, and abort; legal uses print
  * nothing.  The check costs a thread-local load and a branch per
  * dereference (docs/DEBUGGING.md).
+ *
+ * Tests: debugging_prove, header_cxx_prove.
  */
 ORCU_API void orcu__prove_failed(const char *call, int reader_check,
 				 const char *file, int line);

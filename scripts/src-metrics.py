@@ -24,10 +24,18 @@ a function of src/ calling a cancellation point (CANCEL_POINTS) and
 neither orcu__nocancel_begin() nor pthread_setcancelstate(), unless it is
 static and every caller in its object is covered (os.c "Cancellation");
 a "Pairs with" sentence naming a NAME() that is no function an object
-defines or calls, macro or system call; a test docs/DESIGN-NOTES.md names
-(test_*, stress_*, torture_*, tests/...c; * a glob) that tests/ lacks; a
-model list (models/README.md's "## NAME.pml" headings, README.md's `make
-models` row) other than models/*.pml.  Nothing is whitelisted.
+defines or calls, macro or system call; a test docs/DESIGN-NOTES.md or
+docs/DESIGN.md names (test_*, stress_*, torture_*, tests/...c; * a glob)
+that tests/ lacks; a contract of include/orcu.h or include/orcu/debug.h
+(a comment opening "orcu_name - ") without a "Tests:" paragraph, or one
+naming a test tests/ does not register; a model list (models/README.md's
+"## NAME.pml" headings, README.md's `make models` row, docs/DESIGN.md's
+`models/` item) other than models/*.pml.  docs/DESIGN.md's section 2 and
+its module table are held to the tree: every orcu_* call, macro or
+inline include/orcu.h declares is in section 2's code block and every
+orcu_* call there is declared; every file of src/ is in a row of the
+module table (by its path, its .c for a header, or a folder) and every
+path a row names exists.  Nothing is whitelisted.
 
 Calls lines.  A src/**/*.c's opening comment names the modules it calls
 in Calls clauses: from "Calls" opening a sentence, or "calls" or "may
@@ -322,27 +330,122 @@ def check_pairs(tree):
                         if f.group(1) not in known]
     return out
 
-def check_prose():
-    out, tests = [], set()
+def test_names():
+    """Every test tests/ registers: programs (test_*.c, .cc), add_test()
+    names, a foreach's add_test(NAME pre_${v}) once per item, torture_*."""
+    tests = set()
     for p in files(os.path.join(ROOT, "tests")):
-        tests |= {module(p)} if p.endswith((".c", ".cc")) else set()
-        if p.endswith((".txt", ".cmake")):
-            tests |= {a or "torture_" + b for a, b in re.findall(
-                r"add_test\(NAME ([\w-]+)[\s)]|orcu_torture\((\w+)", text(p))}
-    notes = "docs/DESIGN-NOTES.md"
-    for n, line in enumerate(text(notes).split("\n"), 1):
-        for name in re.findall(r"(?<![\w/.-])(tests/[\w*/.-]+\.c|(?:test|"
-                               r"stress|torture)_[\w*]+)", line):
-            if not (glob.glob(os.path.join(ROOT, name)) if "/" in name
-                    else fnmatch.filter(tests, name)):
-                out.append("%s:%d: names test %s, which tests/ does not have"
-                           % (notes, n, name))
+        if p.endswith((".c", ".cc")) and module(p).startswith(("test_",
+                                                               "stress_")):
+            tests.add(module(p))
+        if not p.endswith((".txt", ".cmake")):
+            continue
+        t = text(p)
+        tests |= {a or "torture_" + b for a, b in re.findall(
+            r"add_test\(NAME ([\w-]+)[\s)]|orcu_torture\((\w+)", t)}
+        lists = defaultdict(list)
+        for name, items in re.findall(
+                r"\b(?:set\(|list\(APPEND )(\w+) ([^)]*)\)", t):
+            lists[name] += items.split()
+        for var, items, body in re.findall(
+                r"foreach\((\w+) ([^)]*)\)(.*?)endforeach", t, re.S):
+            items = [x.strip('"') for i in items.split() for x in (
+                lists[i[2:-1]] if i.startswith("${") else [i])]
+            named = re.findall(r"add_test\(NAME ([\w-]*)\$\{%s\}([\w-]*)"
+                               % var, body)
+            for alias, pre, post in re.findall(      # set(_name pre${v}post)
+                    r"set\((\w+) ([\w-]*)\$\{%s\}([\w-]*)\)" % var, body):
+                if "add_test(NAME ${%s}" % alias in body:
+                    named.append((pre, post))
+            for pre, post in named:
+                tests |= {pre + i + post for i in items}
+    return tests
+
+def check_contract_tests(tests):
+    """Each contract of the public headers ends with the tests that check
+    it ("Tests: test_a, test_b (what), ..."), and they exist."""
+    out = []
+    for h in ("include/orcu.h", "include/orcu/debug.h"):
+        raw = text(h)
+        for m in re.finditer(r"/\*(.*?)\*/", raw, re.S):
+            body = re.sub(r"(?m)^\s*\*? ?", "", m.group(1))
+            lead = re.search(r"(?m)^(orcu_[a-z0-9_]+)(?:\([^()]*\))?"
+                             r"(?:\s*/\s*orcu_\w+)*\s+-\s", body)
+            if not lead:
+                continue
+            n = raw.count("\n", 0, m.start()) + 1
+            t = re.search(r"(?m)^Tests:(.*?)(?:\n\s*\n|\Z)", body, re.S)
+            if not t:
+                out.append("%s:%d: the contract of %s names no test (a "
+                           "\"Tests:\" paragraph)" % (h, n, lead.group(1)))
+                continue
+            for name in re.findall(r"(?:^|,)\s*([\w-]+)", re.sub(
+                    r"\([^()]*\)", "", t.group(1))):
+                if name not in tests:
+                    out.append("%s:%d: the contract of %s names test %s, "
+                               "which tests/ does not register"
+                               % (h, n, lead.group(1), name))
+    return out
+
+def check_design():
+    """docs/DESIGN.md section 2 against include/orcu.h, and its module
+    table against src/."""
+    out, doc = [], "docs/DESIGN.md"
+    lines = text(doc).split("\n")
+    api = re.search(r"## 2\..*?```c\n(.*?)```", text(doc), re.S)
+    at = text(doc)[:api.start(1)].count("\n") + 1 if api else 1
+    listed = set(re.findall(r"\b(orcu_(?!_)[a-z0-9_]*[a-z0-9])\s*\(",
+                            api.group(1))) if api else set()
+    hdr = re.sub(r"/\*.*?\*/", " ", text("include/orcu.h"), flags=re.S)
+    declared = set(re.findall(r"(?m)^(?:ORCU_API\b[^;(]*?|static inline\b"
+                              r"[^;(]*?|#define\s+)\b(orcu_(?!_)[a-z0-9_]*[a-z0-9])"
+                              r"\s*\(", hdr))
+    out += ["%s:%d: section 2 lacks %s, which include/orcu.h declares"
+            % (doc, at, n) for n in sorted(declared - listed)]
+    out += ["%s:%d: section 2 lists %s, which include/orcu.h does not declare"
+            % (doc, at, n) for n in sorted(listed - declared)]
+    rows = [(i, re.findall(r"`(src/[\w/.-]+)`", l.split("|")[1]))
+            for i, l in enumerate(lines, 1)
+            if re.match(r"\| `src/", l)]
+    named = set()
+    for i, paths in rows:
+        for path in paths:
+            if not os.path.exists(os.path.join(ROOT, path)):
+                out.append("%s:%d: the module table names %s, which does not "
+                           "exist" % (doc, i, path))
+            named.add(path)
+    for p in files(SRC):
+        r = rel(p)
+        if not (r in named or re.sub(r"\.h$", ".c", r) in named or any(
+                n.endswith("/") and r.startswith(n) for n in named)):
+            out.append("%s:%d: the module table has no row for %s"
+                       % (doc, rows[0][0] if rows else 1, r))
+    return out
+
+def check_prose():
+    out, tests = [], test_names()
+    for notes in ("docs/DESIGN-NOTES.md", "docs/DESIGN.md"):
+        for n, line in enumerate(text(notes).split("\n"), 1):
+            for name in re.findall(r"(?<![\w/.-])(tests/[\w*/.-]+\.c|(?:test|"
+                                   r"stress|torture)_[\w*]+)", line):
+                if not (glob.glob(os.path.join(ROOT, name)) if "/" in name
+                        else fnmatch.filter(tests, name)):
+                    out.append("%s:%d: names test %s, which tests/ does not "
+                               "have" % (notes, n, name))
+    out += check_contract_tests(tests) + check_design()
     models = {module(p) for p in glob.glob(os.path.join(ROOT, "models/*.pml"))}
     for doc, pat in (("models/README.md", r"## (\w+)\.pml\b"),
-                     ("README.md", r"\| `make models` \|(.*)")):
-        hits = [(i, m.group(1)) for i, l in enumerate(text(doc).split("\n"), 1)
+                     ("README.md", r"\| `make models` \|(.*)"),
+                     ("docs/DESIGN.md", r"- `models/`:(.*)")):
+        lines = text(doc).split("\n")
+        hits = [(i, m.group(1)) for i, l in enumerate(lines, 1)
                 for m in [re.match(pat, l)] if m]
-        found = {n for _, h in hits for n in re.findall(r"`(\w+)`", h) or [h]}
+        if doc == "docs/DESIGN.md":     # one list item: the NAME.pml in it
+            hits = [(i, " ".join("`%s`" % x for x in re.findall(
+                r"(\w+)\.pml", re.split(r"\n(?:- |\n)", "\n".join(
+                    lines[i - 1:]))[0]))) for i, _ in hits]
+        found = {n for _, h in hits for n in re.findall(r"`(\w+)`", h) or
+                 ([h] if h.strip() else [])}
         out += ["%s:%d: the model list %s %s (ls models/*.pml: %s)" % (
             doc, (hits or [(1,)])[0][0], what, " ".join(sorted(names)),
             " ".join(sorted(models))) for what, names in (
@@ -443,7 +546,8 @@ def main():
     print("".join(l + "\n" for l in lines) + "src-metrics --check: " + (
         "%d finding%s" % (len(lines), "s"[:len(lines) > 1]) if lines else
         "ok (layers %s, no import cycle; Calls lines, cancellation points, "
-        "Pairs with, tests and models named)" % " < ".join(FOLDERS)))
+        "Pairs with, tests and models named; each contract's tests, DESIGN.md's "
+        "section 2 and module table)" % " < ".join(FOLDERS)))
     sys.exit(1 if lines else 0)
 
 if __name__ == "__main__":
