@@ -25,7 +25,10 @@
  *    acquire orcu__san_gp_end;
  *  - callback -> orcu_barrier(), orcu_drain(), orcu_shutdown(): each
  *    invoker releases orcu__san_cb_done before it counts callbacks done;
- *    they acquire it.
+ *    they acquire it;
+ *  - a posting queue's segment, malloc'ed by its poster and freed by a
+ *    consumer: released when it is allocated, acquired before it is
+ *    freed (postq.c point 8).
  *
  * A library built with a sanitizer itself (ORCU_SANITIZE) leaves all of
  * this out: there the sanitizer sees the library's own accesses and

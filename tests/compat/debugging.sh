@@ -11,6 +11,8 @@
 #                head is reported at its BUG line; the clean twin is silent
 #   tsan_memb    tsan.c with -fsanitize=thread, memb / qsbr readers:
 #   tsan_qsbr    0 ThreadSanitizer warnings, no suppression file
+#   tsan_flood   tsan_flood.c: 100,000 callbacks through orcu_call(), memb
+#                readers: 0 warnings
 #   tsan_urcu    tsan_urcu.c on orcu (liburcu's names, rculfhash on
 #                orcu_rcu_flavor), memb and qsbr: 0 warnings
 #   compare      not a test: tsan_urcu.c on liburcu itself, for comparison;
@@ -96,6 +98,13 @@ tsan_memb|tsan_qsbr)
   n=$(grep -c "WARNING: ThreadSanitizer" err || true)
   echo "   ThreadSanitizer warnings: $n"
   [ "$n" = 0 ] && [ $rc = 0 ] && grep -qx "tsan: ok" out || bad "$MODE: $n warnings, exit $rc";;
+tsan_flood)
+  build tsan_flood tsan_flood.c -O2 -fsanitize=thread
+  run "$MODE" env TSAN_OPTIONS="halt_on_error=0" ./tsan_flood
+  n=$(grep -c "WARNING: ThreadSanitizer" err || true)
+  echo "   ThreadSanitizer warnings: $n"
+  [ "$n" = 0 ] && [ $rc = 0 ] && grep -qx "tsan_flood: 100000 callbacks, ok" out ||
+    bad "$MODE: $n warnings, exit $rc";;
 tsan_urcu)
   for flavor in memb qsbr; do
     defs=(-DON_ORCU); [ $flavor = qsbr ] && defs+=(-DTEST_QSBR)
