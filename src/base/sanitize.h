@@ -29,6 +29,9 @@
  *  - a posting queue's segment, malloc'ed by its poster and freed by a
  *    consumer: released when it is allocated, acquired before it is
  *    freed (postq.c point 8).
+ * The liburcu ABI libraries say the same of their uninstrumented read
+ * side and pointer helpers, with their own weak references
+ * (src/compat/urcu_abi/abi.h).
  *
  * A library built with a sanitizer itself (ORCU_SANITIZE) leaves all of
  * this out: there the sanitizer sees the library's own accesses and

@@ -3,8 +3,9 @@
  * 100,000 callbacks at a rate (tests/compat/debugging.sh), against the
  * ordinary (uninstrumented) library: through orcu_call(), or with
  * -DURCU_ABI through liburcu's names as its own headers compile them
- * without _LGPL_SOURCE (calls of urcu_memb_*() and rcu_*_sym(), run on
- * orcu's liburcu ABI library).  Two memb readers read a published
+ * without _LGPL_SOURCE (calls of urcu_memb_*(), or urcu_qsbr_*() with
+ * -DTEST_QSBR, and rcu_*_sym(), run on orcu's liburcu ABI libraries).
+ * Two readers (memb; qsbr ones announce a quiescent state per section) read a published
  * object's fields with plain loads while the main thread replaces it and
  * hands the old one to a callback that writes and frees it; one update
  * in 100 waits for a grace period instead (synchronize) and frees the
@@ -13,8 +14,16 @@
  * segments, which the library allocates on the poster and frees on a
  * leader.  ThreadSanitizer must report nothing; prints "tsan_flood: ok".
  */
+#if defined(URCU_ABI) && defined(TEST_QSBR)
+#include <urcu-qsbr.h>
+#define QUIESCENT() rcu_quiescent_state()
+#else
+#define QUIESCENT() ((void)0)
+#endif
 #ifdef URCU_ABI
+#ifndef TEST_QSBR
 #include <urcu.h>
+#endif
 #define REGISTER() (rcu_register_thread(), 0)
 #define UNREGISTER() rcu_unregister_thread()
 #define READ_LOCK() rcu_read_lock()
@@ -71,6 +80,7 @@ static void *reader(void *arg)
 		if (c && c->a != -c->b)
 			bad++;
 		READ_UNLOCK();
+		QUIESCENT();
 	}
 	UNREGISTER();
 	return (void *)bad;
