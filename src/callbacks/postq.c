@@ -57,7 +57,10 @@
  *     and then claims a queue has its later heads counted only once its
  *     earlier ones are in the shared queue.  (When a segment cannot be
  *     allocated the post goes to the shared queue, ahead of the thread's
- *     heads still in its own.)  Posts of different threads are unordered.
+ *     heads still in its own.)  Lazy posts go to the slot's lazy queue,
+ *     kept in order with these by the take (slot.c point 7) and the
+ *     poster's flush (call.c lazy_order()).  Posts of different threads
+ *     are unordered.
  *  7. Counts and fork.  A queue counts what it published (`posted` only
  *     grows, whoever owns it); a slot's pending count adds them (slot.h).
  *     In a fork child the queues of threads that do not exist lose their
