@@ -301,10 +301,14 @@ ORCU_API void orcu_call(struct orcu_head *head, void (*func)(struct orcu_head *)
  * orcu_call_lazy - orcu_call() for callbacks that may wait: held up to
  * ORCU_LAZY_MS or until ORCU_LAZY_MAX are pending on the slot, to save
  * wake-ups.  orcu_barrier(), orcu_drain(), orcu_reclaim_lazy() and memory
- * pressure flush them.  Same contract as orcu_call().
+ * pressure flush them.  Same contract as orcu_call(), posting order
+ * included: a thread's lazy and ordinary callbacks on one slot run in the
+ * order it posted them, so its first orcu_call() on a slot where its lazy
+ * callbacks are held flushes that slot's (as the kernel's call_rcu()
+ * flushes a CPU's lazy ones).
  *
- * Tests: test_lazy, test_lazy_alone_bounded, test_early_ctor,
- *  torture_qsbr_none_flood_lazy_fork.
+ * Tests: test_lazy, test_lazy_alone_bounded, test_lazy_order,
+ *  test_early_ctor, torture_qsbr_none_flood_lazy_fork.
  */
 ORCU_API void orcu_call_lazy(struct orcu_head *head, void (*func)(struct orcu_head *));
 

@@ -82,7 +82,9 @@ int orcu__env_bool(const char *name, int def)
 }
 
 /* With cancellation disabled: fopen() and fread() are cancellation
- * points, and a start reads under orcu__g.lock (os.c "Cancellation"). */
+ * points, and a start reads under orcu__g.lock (os.c "Cancellation").
+ * A sysfs file ends in one newline, which is not part of its value (the
+ * parsers take no newline: in a setting it is a stray byte). */
 static char *read_small_file(const char *path, char *buf, size_t len)
 {
 	int old = orcu__nocancel_begin();
@@ -94,6 +96,8 @@ static char *read_small_file(const char *path, char *buf, size_t len)
 		fclose(f);
 	}
 	orcu__nocancel_end(old);
+	if (n && buf[n - 1] == '\n')
+		n--;
 	buf[n] = '\0';
 	return n ? buf : NULL;
 }
@@ -339,7 +343,7 @@ static const struct knob_row knobs[ORCU__NR_KNOBS] = {
 		NULL, ANY_ORDER, 0, G(lazy_ms), STORE_LONG },
 	[ORCU__KNOB_LAZY_MAX] = { "ORCU_LAZY_MAX", CFG(lazy_max), 1, LONG_MAX / 4, 10000,
 		NULL, ANY_ORDER, 0, G(lazy_max), STORE_LONG },
-	/* 0 from the environment disables, like -1 (conf_build()). */
+	/* -1 from cfg, 0 from the environment disables (conf_build()). */
 	[ORCU__KNOB_STALL_MS] = { "ORCU_STALL_MS", CFG(stall_ms), -1, 86400000, 10000,
 		NULL, ANY_ORDER, 0, G(stall_ms), STORE_LONG },
 	[ORCU__KNOB_TAKEOVER_MS] = { "ORCU_INLINE_TAKEOVER_MS", CFG(inline_takeover_ms),
@@ -381,6 +385,9 @@ static int knobs_setting(const struct orcu_config *cfg, struct orcu__conf *c)
 		const char *rule = k->order == BELOW_OTHER ? "be below" : "exceed";
 		long def = k->default_of ? k->default_of(c) : k->def;
 		long max = k->max ? k->max : c->nr_possible;
+		/* A negative minimum is cfg's "off", because 0 there is
+		 * "unset"; the environment says off with 0. */
+		long env_min = k->min < 0 ? 0 : k->min;
 		long cfgval = cfg_value(cfg, k), other = c->knob[k->other];
 		long *val = &c->knob[i];
 		char err[160];
@@ -395,7 +402,7 @@ static int knobs_setting(const struct orcu_config *cfg, struct orcu__conf *c)
 			*val = cfgval;
 		else if (s && !*s)
 			env_ignored(k->env, s, "empty; unset it for the default %ld", def);
-		else if (s && orcu__parse_long(s, k->min, max, val, err, sizeof(err)) < 0)
+		else if (s && orcu__parse_long(s, env_min, max, val, err, sizeof(err)) < 0)
 			env_ignored(k->env, s, "%s; using %ld", err, def);
 		if (k->order == ANY_ORDER || (k->order == BELOW_OTHER ? *val < other : *val > other))
 			continue;

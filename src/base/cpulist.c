@@ -148,14 +148,9 @@ static bool expect_uint(const char **pp, const char *end, int *val, const char *
 static int cpulist_scan(const char *text, size_t n, int nbits, bool sizing,
 			uint64_t *bits, char *err, size_t errlen)
 {
-	const char *p = text, *end;
+	const char *p = text, *end = text + n;
 	int max = 0;
 	char q[QUOTE_BUF];
-
-	/* sysfs files end in one newline; anything more is a malformed value. */
-	if (n && text[n - 1] == '\n')
-		n--;
-	end = text + n;
 
 	if (bits)
 		memset(bits, 0, ORCU__BITMAP_WORDS(nbits) * sizeof(*bits));
@@ -421,8 +416,14 @@ int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **onli
 		set_err(err, errlen, "possible: %s", sub);
 		return -EINVAL;
 	}
-	if (cpulist_scan(online.s, online.n, (int)nposs, false, NULL, sub, sizeof(sub)) < 0) {
+	switch (cpulist_scan(online.s, online.n, (int)nposs, false, NULL, sub, sizeof(sub))) {
+	case -EINVAL:
 		set_err(err, errlen, "online: %s", sub);
+		return -EINVAL;
+	case 0:
+		/* Slot 0 would be made online behind the text's back. */
+		set_err(err, errlen, "online: names no CPU: \"%s\"",
+			quote(q, online.s, online.n, false));
 		return -EINVAL;
 	}
 	bits = calloc(ORCU__BITMAP_WORDS(nposs), sizeof(*bits));

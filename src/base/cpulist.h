@@ -48,8 +48,8 @@ static inline int orcu__bitmap_weight(const uint64_t *words, int nbits)
 
 /*
  * Kernel cpulist syntax: "0-3,8", "all", "none", "" (= none), and ranges
- * with a stride "0-15:2" or the kernel's used/group form "0-15:2/4".  One
- * trailing newline is allowed (sysfs).  On success every word of bits is
+ * with a stride "0-15:2" or the kernel's used/group form "0-15:2/4".  No
+ * newline: a sysfs file's is dropped by its reader (config.c).  On success every word of bits is
  * rewritten and 0 returned; on error bits is untouched, -EINVAL returned and
  * err holds a one-line phrase quoting the offending text.  nbits >= 0.
  */

@@ -315,14 +315,20 @@ static void spawn_failed(const char *name, int err)
 	int kind = strncmp(name, "orcu-gp", 7) == 0 ? 0 :
 		   strncmp(name, "orcu-og", 7) == 0 ? 1 :
 						      2;
+	const char *err_name = strerrorname_np(err); /* "EAGAIN"; NULL if unknown */
+	char num[24];
 
 	/* serve.c retries (its point 3). */
 	orcu__store_relaxed(&orcu__g.degraded, 1);
 	/* Order: none needed; only keeps the message to one per kind. */
 	if (orcu__xchg_relaxed(&warned[kind], 1))
 		return;
+	if (!err_name) {
+		snprintf(num, sizeof(num), "errno %d", err);
+		err_name = num;
+	}
 	orcu__warn("cannot create library thread %s: %s (%s); running degraded (%s), retrying later",
-		   name, strerror(err), err == EAGAIN ? "EAGAIN" : "errno",
+		   name, strerror(err), err_name,
 		   kind == 0 ? "grace periods run on the threads that wait for them" :
 		   kind == 1 ? "its CPUs' callbacks are served by other threads in place" :
 			       "its leader invokes its callbacks");

@@ -161,6 +161,9 @@ struct orcu__tls {
 	struct orcu__postq *postq;
 	struct orcu__postq *postqs[ORCU__POSTQS_PER_THREAD];
 	int npostqs;
+	/* The slot this thread's lazy callbacks may still be held on: its
+	 * next ordinary post there flushes them first (call.c). */
+	struct orcu__slot *lazy_slot;
 	/* This thread runs GPs right now (a stall handler it calls must not
 	 * wait for a GP: that one would be its own).  Set by gp.c, read by
 	 * orcu__gp_check_caller(). */

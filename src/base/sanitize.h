@@ -25,11 +25,17 @@
  *    acquire orcu__san_gp_end;
  *  - callback -> orcu_barrier(), orcu_drain(), orcu_shutdown(): each
  *    invoker releases orcu__san_cb_done before it counts callbacks done;
- *    they acquire it.
+ *    they acquire it;
  *  - orcu_free() and the retires' batches (free.c point 8): the adder ->
  *    the thread that posts its batch, on the batch; GP end -> a poster
  *    that frees its own earlier batches; its frees -> the barriers, on
- *    orcu__san_cb_done.
+ *    orcu__san_cb_done;
+ *  - a posting queue's segment, malloc'ed by its poster and freed by a
+ *    consumer: released when it is allocated, acquired before it is
+ *    freed (postq.c point 8).
+ * The liburcu ABI libraries say the same of their uninstrumented read
+ * side and pointer helpers, with their own weak references
+ * (src/compat/urcu_abi/abi.h).
  *
  * A library built with a sanitizer itself (ORCU_SANITIZE) leaves all of
  * this out: there the sanitizer sees the library's own accesses and

@@ -57,17 +57,27 @@
  *     and then claims a queue has its later heads counted only once its
  *     earlier ones are in the shared queue.  (When a segment cannot be
  *     allocated the post goes to the shared queue, ahead of the thread's
- *     heads still in its own.)  Posts of different threads are unordered.
+ *     heads still in its own.)  Lazy posts go to the slot's lazy queue,
+ *     kept in order with these by the take (slot.c point 7) and the
+ *     poster's flush (call.c lazy_order()).  Posts of different threads
+ *     are unordered.
  *  7. Counts and fork.  A queue counts what it published (`posted` only
  *     grows, whoever owns it); a slot's pending count adds them (slot.h).
  *     In a fork child the queues of threads that do not exist lose their
  *     owner; what they published stays (point 3).
+ *  8. ThreadSanitizer in the user's program sees the library's malloc()
+ *     and free(), not its orders: a segment malloc'ed by a poster and
+ *     freed by a consumer would be a race on free.  The producer
+ *     releases the new segment (sanitize.h) before it links it, the
+ *     consumer acquires it before it frees it: the edge that the link's
+ *     release and acquire are.
  */
 #include "os.h"
 #include "cblist.h"
 #include "nocb.h"
 #include "postcheck.h"
 #include "postq.h"
+#include "sanitize.h"
 #include "slot.h"
 
 #include <string.h>
@@ -96,6 +106,8 @@ struct orcu__pseg *orcu__postq_next_seg(struct orcu__postq *q)
 			n = malloc(sizeof(*n));
 			if (!n)
 				return NULL;
+			/* Point 8: the consumer frees it. */
+			orcu__tsan_release(n);
 		}
 		orcu__store_relaxed(&n->next, NULL);
 		n->base = p;
@@ -117,6 +129,8 @@ static void give_back(struct orcu__postq *q, struct orcu__pseg *seg)
 	if (!old)
 		q->nspare = 0; /* the producer took them all */
 	if (q->nspare >= ORCU__PSEG_SPARES) {
+		/* Point 8: its producer's malloc() happens before. */
+		orcu__tsan_acquire(seg);
 		free(seg);
 		return;
 	}

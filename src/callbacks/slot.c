@@ -413,23 +413,26 @@ static void enlist(struct orcu__slot *s, struct orcu_head *first, struct orcu_he
  * taken next, and its heads go in first: a thread that posted to the
  * shared queue and then to a queue of its own (it came back to this slot)
  * has its later heads counted only if its earlier ones are in the shared
- * queue by then.
+ * queue by then.  The lazy queue is taken before all of them and put in
+ * last: a lazy head taken was posted after every ordinary head of its
+ * thread that the counts and the shared queue then hold (its take
+ * acquires the push, which follows them), so it goes in behind them.
+ * The other order, lazy then ordinary, is the poster's: its ordinary post
+ * flushes its held lazy ones first (call.c lazy_flush()).
  */
 void orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 {
-	struct orcu_head *first, *last;
-	struct orcu__postq *qs = orcu__load_acquire(&s->st.postqs);
-	long n;
+	struct orcu_head *first, *last, *lfirst = NULL, *llast = NULL;
+	struct orcu__postq *qs;
+	long n, nlazy = 0;
 
 	orcu__slot_assert_locked(s);
+	if (take_lazy && orcu__load_relaxed(&s->post.n_lazy))
+		nlazy = orcu__mpsc_take(&s->post.lazyq, &lfirst, &llast);
 	/* Pairs with the release push in orcu__slot_add_postq() (slot.h). */
+	qs = orcu__load_acquire(&s->st.postqs);
 	for (struct orcu__postq *q = qs; q; q = q->next)
 		q->snap = orcu__postq_published(q);
-	if (take_lazy && orcu__load_relaxed(&s->post.n_lazy)) {
-		n = orcu__mpsc_take(&s->post.lazyq, &first, &last);
-		enlist(s, first, last, n);
-		orcu__fetch_sub_relaxed(&s->post.n_lazy, n);
-	}
 	n = orcu__mpsc_take(&s->post.newq, &first, &last);
 	enlist(s, first, last, n);
 	for (struct orcu__postq *q = qs; q; q = q->next) {
@@ -442,6 +445,9 @@ void orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy)
 		if ((long)(q->snap - from) != n)
 			orcu__fetch_add_release(&s->cnt.n_done, (long)(q->snap - from) - n);
 	}
+	enlist(s, lfirst, llast, nlazy);
+	if (nlazy)
+		orcu__fetch_sub_relaxed(&s->post.n_lazy, nlazy);
 }
 
 /* Under cb_lock: move what waited for GPs ended by `cur` to DONE, tag what

@@ -217,6 +217,36 @@ static void post_shared(struct orcu__slot *s, struct orcu_head *h, bool lazy)
 	flood_check(s, pend);
 }
 
+/* Hand s's held lazy callbacks to the grace-period machinery now. */
+static void lazy_flush(struct orcu__slot *s)
+{
+	orcu__slot_lock(s);
+	orcu__slot_splice_new_locked(s, true);
+	orcu__slot_unlock(s);
+	orcu__count(lazy_flushes, 1);
+	orcu__nocb_wake_leader(s->st.leader, true);
+}
+
+/*
+ * Posting order across kinds (a thread's callbacks on a slot run in the
+ * order it posted them, lazy or not).  A lazy post goes to the slot's
+ * lazy queue, which the leader takes only now and then; an ordinary post
+ * after it must not overtake it, so the thread's first ordinary post on
+ * that slot flushes the lazy queue (as the kernel's call_rcu() flushes a
+ * CPU's lazy bypass list).  The thread keeps lazy callbacks held on one
+ * slot at a time: a lazy post on another flushes the first.  Ordinary
+ * then lazy is the take's order (slot.c orcu__slot_splice_new_locked()).
+ */
+static void lazy_order(struct orcu__slot *s, bool lazy)
+{
+	struct orcu__slot *held = orcu__tls.lazy_slot;
+
+	if (held && (held == s) != lazy)
+		lazy_flush(held);
+	if (lazy || held == s)
+		orcu__tls.lazy_slot = lazy ? s : NULL;
+}
+
 /* No memory to configure orcu: slot 0, which exists from program load
  * (slot.h), holds the callback until the threads start or a waiter
  * serves it (serve.c).  Said once per process. */
@@ -248,6 +278,8 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 		orcu__double_call_check(h, call);
 	h->func = func;
 	orcu__delay(ORCU__DELAY_ENQUEUE);
+	if (orcu__unlikely(lazy || orcu__tls.lazy_slot))
+		lazy_order(s, lazy);
 	if (lazy || !post_own(s, h))
 		post_shared(s, h, lazy);
 	/* Nobody scans a slot without threads: find it a server (serve.c),
@@ -288,7 +320,8 @@ static inline bool call_fast(struct orcu_head *h, void (*func)(struct orcu_head 
 		return false;
 	s = orcu__current_slot();
 	/* Order: none needed for attached (do_call()). */
-	if (orcu__unlikely(q->slot != s || h == q->newest || !orcu__load_relaxed(&s->st.attached)))
+	if (orcu__unlikely(q->slot != s || h == q->newest || orcu__tls.lazy_slot == s ||
+			   !orcu__load_relaxed(&s->st.attached)))
 		return false;
 	/* A head reposted with the same function is not written at all
 	 * (postq.c point 1). */
@@ -334,12 +367,7 @@ void orcu_reclaim_lazy(void)
 	for (int i = 0; i < orcu__g.nr_possible; i++) {
 		struct orcu__slot *s = orcu__slot_of(i);
 
-		if (!orcu__load_relaxed(&s->post.n_lazy))
-			continue;
-		orcu__slot_lock(s);
-		orcu__slot_splice_new_locked(s, true);
-		orcu__slot_unlock(s);
-		orcu__count(lazy_flushes, 1);
-		orcu__nocb_wake_leader(s->st.leader, true);
+		if (orcu__load_relaxed(&s->post.n_lazy))
+			lazy_flush(s);
 	}
 }

@@ -10,9 +10,15 @@
  *  - bad ORCU_CPUS ("possible=4,online=9" and garbage): one line naming
  *    ORCU_CPUS; ignored, the real topology (sysfs possible) is used;
  *    control: a good ORCU_CPUS is applied;
- *  - bad ORCU_NOCBS: one line naming ORCU_NOCBS, ignored;
- *  - orcu_init with a bad cfg (cpus="possible=4,online=9", a stride out of
- *    range) returns -EINVAL, applies nothing, and a following good
+ *  - an ORCU_CPUS whose online= names no CPU ("online=", "online=none"):
+ *    one line, ignored, as any other bad text;
+ *  - bad ORCU_NOCBS and ORCU_HOUSEKEEPING, a trailing newline included (a
+ *    sysfs file's ends in one; a setting's is a stray byte): one line
+ *    naming the variable, ignored;
+ *  - ORCU_NOCB_POLL=-1 and ORCU_STALL_MS=-1: cfg's spelling of "off" (its
+ *    0 means unset); the environment's is 0, and -1 there is out of range;
+ *  - orcu_init with a bad cfg (cpus="possible=4,online=9" or with no CPU
+ *    online, a stride out of range, a cpulist ending in a newline) returns -EINVAL, applies nothing, and a following good
  *    orcu_init succeeds with exactly its own settings; orcu_init after
  *    that returns -EBUSY.
  * In every case the library then works (call + barrier, synchronize).
@@ -27,6 +33,7 @@ struct env_case {
 	int want_lines;            /* lines on stderr */
 	long want_possible;        /* slots_possible, 0: the real one */
 	long want_leaders;         /* leaders_alive, -1: do not check */
+	long want_offloaded;       /* slots_offloaded, 0: do not check */
 };
 
 static long real_possible(void)
@@ -86,6 +93,11 @@ static int env_child(void *arg)
 			(unsigned long)st.leaders_alive, c->want_leaders);
 		return 13;
 	}
+	if (c->want_offloaded && (long)st.slots_offloaded != c->want_offloaded) {
+		fprintf(stderr, "slots_offloaded %lu, want %ld\n",
+			(unsigned long)st.slots_offloaded, c->want_offloaded);
+		return 16;
+	}
 	return 0;
 }
 
@@ -115,6 +127,8 @@ static int init_child(void *arg)
 	struct orcu_config bad1 = { .cpus = "possible=4,online=9" };
 	struct orcu_config bad2 = { .cpus = "possible=8,online=0-3", .nocb_stride = 9 };
 	struct orcu_config bad3 = { .cpus = "possible=8,online=0-3", .nocbs = "0-99" };
+	struct orcu_config bad4 = { .cpus = "possible=4,online=" };
+	struct orcu_config bad5 = { .cpus = "possible=8,online=0-3", .nocbs = "0-3\n" };
 	struct orcu_config good = { .cpus = "possible=8,online=0-3", .nocb_stride = 2 };
 	struct orcu_stats st;
 
@@ -125,6 +139,10 @@ static int init_child(void *arg)
 		return 3;
 	if (orcu_init(&bad3) != -EINVAL)
 		return 4;
+	if (orcu_init(&bad4) != -EINVAL)
+		return 14;
+	if (orcu_init(&bad5) != -EINVAL)
+		return 15;
 	/* Nothing of the bad ones was applied: init is still possible. */
 	if (orcu_init(&good) != 0)
 		return 5;
@@ -146,19 +164,31 @@ int main(void)
 	long rp = real_possible();
 	const struct env_case cases[] = {
 		/* controls: the knobs work, so "ignored" is observable */
-		{ "ORCU_NOCB_STRIDE", "2", cpus9, 0, 9, 5 },
-		{ "ORCU_NOCB_STRIDE", "9", cpus9, 0, 9, 1 },
-		{ "ORCU_CPUS", "possible=6,online=0-2", NULL, 0, 6, -1 },
+		{ "ORCU_NOCB_STRIDE", "2", cpus9, 0, 9, 5, 0 },
+		{ "ORCU_NOCB_STRIDE", "9", cpus9, 0, 9, 1, 0 },
+		{ "ORCU_CPUS", "possible=6,online=0-2", NULL, 0, 6, -1, 0 },
+		{ "ORCU_NOCBS", "0-3", cpus9, 0, 9, -1, 4 },
 		/* errors: one line, ignored (default stride sqrt(9) = 3) */
-		{ "ORCU_NOCB_STRIDE", "abc", cpus9, 1, 9, 3 },
-		{ "ORCU_NOCB_STRIDE", "0", cpus9, 1, 9, 3 },
-		{ "ORCU_NOCB_STRIDE", "4x", cpus9, 1, 9, 3 },
-		{ "ORCU_NOCB_STRIDE", "99999999999999999999", cpus9, 1, 9, 3 },
-		{ "ORCU_NOCB_STRIDE", "10", cpus9, 1, 9, 3 },
-		{ "ORCU_CPUS", "possible=4,online=9", NULL, 1, 0, -1 },
-		{ "ORCU_CPUS", "possible=banana", NULL, 1, 0, -1 },
-		{ "ORCU_CPUS", "online=0-1,possible=2,bogus=3", NULL, 1, 0, -1 },
-		{ "ORCU_NOCBS", "0-3,x", cpus9, 1, 9, 3 },
+		{ "ORCU_NOCB_STRIDE", "abc", cpus9, 1, 9, 3, 0 },
+		{ "ORCU_NOCB_STRIDE", "0", cpus9, 1, 9, 3, 0 },
+		{ "ORCU_NOCB_STRIDE", "4x", cpus9, 1, 9, 3, 0 },
+		{ "ORCU_NOCB_STRIDE", "99999999999999999999", cpus9, 1, 9, 3, 0 },
+		{ "ORCU_NOCB_STRIDE", "10", cpus9, 1, 9, 3, 0 },
+		{ "ORCU_CPUS", "possible=4,online=9", NULL, 1, 0, -1, 0 },
+		{ "ORCU_CPUS", "possible=banana", NULL, 1, 0, -1, 0 },
+		{ "ORCU_CPUS", "online=0-1,possible=2,bogus=3", NULL, 1, 0, -1, 0 },
+		{ "ORCU_NOCBS", "0-3,x", cpus9, 1, 9, 3, 0 },
+		/* no CPU online is no topology: ignored, the real one used */
+		{ "ORCU_CPUS", "possible=4,online=", NULL, 1, 0, -1, 0 },
+		{ "ORCU_CPUS", "possible=4,online=none", NULL, 1, 0, -1, 0 },
+		/* a stray newline is bad text, not the end of a sysfs file */
+		{ "ORCU_NOCBS", "0-3\n", cpus9, 1, 9, 3, 9 },
+		{ "ORCU_HOUSEKEEPING", "0\n", cpus9, 1, 9, 3, 0 },
+		/* -1 is cfg's "off"; the environment says 0, which is accepted */
+		{ "ORCU_NOCB_POLL", "0", cpus9, 0, 9, 3, 0 },
+		{ "ORCU_NOCB_POLL", "-1", cpus9, 1, 9, 3, 0 },
+		{ "ORCU_STALL_MS", "0", cpus9, 0, 9, 3, 0 },
+		{ "ORCU_STALL_MS", "-1", cpus9, 1, 9, 3, 0 },
 	};
 
 	test_watchdog("test_config_errors", 120);
@@ -173,9 +203,11 @@ int main(void)
 	CHECK(WIFEXITED(r.status));
 	CHECK_EQ(WEXITSTATUS(r.status), 0);
 	/* one line per rejected call, each naming what was wrong */
-	CHECK_EQ(r.lines, 4);
+	CHECK_EQ(r.lines, 6);
 	CHECK(strstr(r.err, "cpus") != NULL);
 	CHECK(strstr(r.err, "possible=4,online=9") != NULL);
+	CHECK(strstr(r.err, "\"possible=4,online=\"") != NULL);
+	CHECK(strstr(r.err, "\"0-3\\n\"") != NULL);
 	CHECK(strstr(r.err, "NOCB_STRIDE") != NULL);
 	CHECK(strstr(r.err, "NOCBS") != NULL);
 	TEST_PASS("test_config_errors");

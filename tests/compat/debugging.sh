@@ -14,6 +14,11 @@
 #   tsan_free    tsan_free.cc (C++, c++ on PATH): 100,000 objects through
 #                each of orcu_free, orcu_retire, retire(), rcu_retire,
 #                with readers: 0 warnings
+#   tsan_flood   tsan_flood.c: 100,000 callbacks through orcu_call(), memb
+#                readers: 0 warnings
+#   tsan_abi     tsan_flood.c -DURCU_ABI: the same through liburcu's names,
+#                built on liburcu's own headers (no _LGPL_SOURCE), memb
+#                and qsbr, run on orcu's liburcu ABI libraries: 0 warnings
 #   tsan_urcu    tsan_urcu.c on orcu (liburcu's names, rculfhash on
 #                orcu_rcu_flavor), memb and qsbr: 0 warnings
 #   compare      not a test: tsan_urcu.c on liburcu itself, for comparison;
@@ -110,6 +115,30 @@ tsan_free)
   n=$(grep -c "WARNING: ThreadSanitizer" err || true)
   echo "   ThreadSanitizer warnings: $n"
   [ "$n" = 0 ] && [ $rc = 0 ] && grep -qx "tsan_free: ok" out || bad "tsan_free: $n warnings, exit $rc";;
+tsan_flood)
+  build tsan_flood tsan_flood.c -O2 -fsanitize=thread
+  run "$MODE" env TSAN_OPTIONS="halt_on_error=0" ./tsan_flood
+  n=$(grep -c "WARNING: ThreadSanitizer" err || true)
+  echo "   ThreadSanitizer warnings: $n"
+  [ "$n" = 0 ] && [ $rc = 0 ] && grep -qx "tsan_flood: 100000 callbacks, ok" out ||
+    bad "$MODE: $n warnings, exit $rc";;
+tsan_abi)
+  # As a prebuilt liburcu binary: liburcu's headers and -lurcu(-qsbr), run
+  # with orcu's liburcu sonames first on the loader path.
+  shim=$(dirname "$(find "$P" -name liburcu.so.8 | head -1)")
+  for flavor in memb qsbr; do
+    defs=(-DURCU_ABI); libs=(-lurcu); so=liburcu.so.8
+    [ $flavor = qsbr ] && defs+=(-DTEST_QSBR) && libs=(-lurcu-qsbr) && so=liburcu-qsbr.so.8
+    build tsan_flood tsan_flood.c -O2 -fsanitize=thread "${defs[@]}"
+    deps=$(LD_LIBRARY_PATH="$shim:$LIB" ldd ./tsan_flood)
+    grep -q "$so => $shim/" <<<"$deps" || bad "$flavor: $so is not orcu's: $deps"
+    run "liburcu ABI on orcu, $flavor" env LD_LIBRARY_PATH="$shim:$LIB" \
+      TSAN_OPTIONS="halt_on_error=0" ./tsan_flood
+    n=$(grep -c "WARNING: ThreadSanitizer" err || true)
+    echo "   ThreadSanitizer warnings: $n"
+    [ "$n" = 0 ] && [ $rc = 0 ] && grep -qx "tsan_flood: 100000 callbacks, ok" out ||
+      bad "$flavor: $n warnings, exit $rc"
+  done;;
 tsan_urcu)
   for flavor in memb qsbr; do
     defs=(-DON_ORCU); [ $flavor = qsbr ] && defs+=(-DTEST_QSBR)

@@ -12,7 +12,9 @@
  *             barrier;
  *   gp        only the GP thread fails: leaders run GPs themselves;
  *   leaders   every leader fails: the GP thread serves the slots;
- *   follower  slot 1's follower fails: its leader invokes for it.
+ *   follower  slot 1's follower fails: its leader invokes for it;
+ *   and the follower's again with EPERM (as under a seccomp filter): the
+ *             line names that errno, not only EAGAIN.
  * In each: no abort, one warning line per kind of thread (not per retry),
  * every callback invoked exactly once, orcu_barrier() exact, drain and
  * shutdown return.
@@ -38,6 +40,7 @@
 
 enum { FAIL_NONE, FAIL_ALL, FAIL_GP, FAIL_LEADERS, FAIL_FOLLOWER1 };
 static atomic_int fail_mode;
+static int fail_errno = EAGAIN; /* set before the child forks */
 static atomic_int refused;
 
 int pthread_create(pthread_t *t, const pthread_attr_t *attr,
@@ -54,7 +57,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 
 		if (fail) {
 			atomic_fetch_add(&refused, 1);
-			return EAGAIN;
+			return fail_errno;
 		}
 	}
 	return check_real_pthread_create(t, attr, fn, arg);
@@ -193,5 +196,8 @@ int main(void)
 	check_mode(FAIL_GP, "gp", "cannot create library thread orcu-gp");
 	check_mode(FAIL_LEADERS, "leaders", "cannot create library thread orcu-og/");
 	check_mode(FAIL_FOLLOWER1, "follower", "cannot create library thread orcu-oc/1");
+	fail_errno = EPERM;
+	check_mode(FAIL_FOLLOWER1, "follower EPERM",
+		   "cannot create library thread orcu-oc/1: Operation not permitted (EPERM)");
 	TEST_PASS("thread_creation_failure");
 }

@@ -48,6 +48,51 @@ ORCU_API void orcu__compat_synchronize(void);
  * pending callback has run and orcu's threads are gone. */
 ORCU_API bool orcu__compat_unload_drain(void);
 
+/*
+ * ThreadSanitizer in the program, told what liburcu's inline read side and
+ * pointer macros would show it in the program's own code: the shim is not
+ * instrumented, so without this a read section's end, and the publication
+ * of an object through rcu_*_sym(), are invisible to it (src/base/sanitize.h
+ * does the same for liborcu).  Weak references: in a program without TSan
+ * each is a load and an untaken branch.  An instrumented build (ORCU_SANITIZE)
+ * sees its own orders and leaves this out.
+ */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ORCU__ABI_LIB_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(ORCU__ABI_LIB_TSAN)
+static inline void orcu__abi_tsan_acquire(void *addr)
+{
+	(void)addr;
+}
+static inline void orcu__abi_tsan_release(void *addr) { (void)addr; }
+#else
+void __tsan_acquire(void *addr) __attribute__((weak));
+void __tsan_release(void *addr) __attribute__((weak));
+static inline void orcu__abi_tsan_acquire(void *addr)
+{
+	if (__tsan_acquire && addr)
+		__tsan_acquire(addr);
+}
+static inline void orcu__abi_tsan_release(void *addr)
+{
+	if (__tsan_release && addr)
+		__tsan_release(addr);
+}
+#endif
+
+/* A memb section ends: what it read happens before the end of a grace
+ * period, which acquires the reader's ctr (registry.c san_gp_end_locked()),
+ * as the release store of the inline unlock tells it in instrumented code.
+ * Before the store: a GP that sees the store finds the release made. */
+static inline void orcu__abi_read_unlock(void)
+{
+	orcu__abi_tsan_release((void *)&orcu__reader.ctr);
+	orcu_read_unlock();
+}
+
 /* call_rcu_data on offloading (common.c; docs/MIGRATING.md). */
 struct call_rcu_data *orcu__abi_crdp_create(int cpu_affinity);
 void orcu__abi_crdp_free(struct call_rcu_data *crdp);

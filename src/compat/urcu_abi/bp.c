@@ -22,7 +22,7 @@ void urcu_bp_read_lock(void)
 {
 	orcu_read_lock();
 }
-void urcu_bp_read_unlock(void) { orcu_read_unlock(); }
+void urcu_bp_read_unlock(void) { orcu__abi_read_unlock(); }
 int urcu_bp_read_ongoing(void) { return orcu_read_ongoing(); }
 void urcu_bp_synchronize_rcu(void) { orcu__compat_synchronize(); }
 void urcu_bp_register(void) { orcu__compat_register(0, "urcu_bp_register"); }

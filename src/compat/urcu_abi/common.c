@@ -34,24 +34,36 @@
 const char orcu_urcu_shim_lgpl = 1;
 #pragma GCC visibility pop
 
+/*
+ * For ThreadSanitizer (abi.h): what the updater wrote to an object before
+ * it published it happens before a reader's rcu_dereference() of it.  The
+ * pointer's own load is the program's and its store ours, which TSan does
+ * not see, so the edge is named on the object: released by the publisher,
+ * acquired by the reader (the release and the dependent load of liburcu's
+ * inline macros).
+ */
 void *rcu_dereference_sym(void *p)
 {
+	orcu__abi_tsan_acquire(p);
 	return p;
 }
 
 void *rcu_set_pointer_sym(void **p, void *v)
 {
+	orcu__abi_tsan_release(v);
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 	return v;
 }
 
 void *rcu_xchg_pointer_sym(void **p, void *v)
 {
+	orcu__abi_tsan_release(v);
 	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
 }
 
 void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new)
 {
+	orcu__abi_tsan_release(_new);
 	__atomic_compare_exchange_n(p, &old, _new, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	return old;
 }

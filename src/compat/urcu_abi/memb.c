@@ -17,7 +17,7 @@
 #pragma GCC visibility pop
 
 void urcu_memb_read_lock(void) { orcu_read_lock(); }
-void urcu_memb_read_unlock(void) { orcu_read_unlock(); }
+void urcu_memb_read_unlock(void) { orcu__abi_read_unlock(); }
 int urcu_memb_read_ongoing(void) { return orcu_read_ongoing(); }
 void urcu_memb_synchronize_rcu(void) { orcu__compat_synchronize(); }
 void urcu_memb_register_thread(void) { orcu__compat_register(0, "urcu_memb_register_thread"); }
