@@ -64,6 +64,10 @@ void urcu_q_synchronize(void);
 void urcu_q_quiescent(void);
 void urcu_q_barrier(void);
 void urcu_q_call(void *mem, void (*fn)(void *mem));   /* as urcu_m_call */
+/* One read-side section each (isolation.c's isolated reader). */
+long orcu_q_read1(void);   /* read_qsbr.c: a qsbr thread's */
+long urcu_m_read1(void);
+long urcu_q_read1(void);
 
 /* ck_epoch (peer_ck.c) */
 void ck_init_global(void);
@@ -186,6 +190,7 @@ int scen_idle(void);
 int scen_threads(void);
 int scen_lazy(void);
 int scen_free(void);   /* free.c */
+int scen_isolation(void);   /* isolation.c */
 
 /* retire.cc: C++ <orcu/rcu.hpp> posters, objects of 64 bytes.  kind 0:
  * rcu_obj_base::retire(), 1: rcu_retire(); n objects; returns at once. */
@@ -199,6 +204,7 @@ int child_scale(int argc, char **argv);
 int child_idle(int argc, char **argv);
 int child_threads(int argc, char **argv);
 int child_lazy(int argc, char **argv);
+int child_isolation(int argc, char **argv);   /* isolation.c */
 int child_insns(int argc, char **argv);   /* cb.c: posts under callgrind */
 
 /* Headline figures filled in by the scenarios when headline != 0 */

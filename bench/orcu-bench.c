@@ -4,7 +4,8 @@
  * Every figure is the median of --reps runs with min-max; comparisons are
  * ratios.  This file: main, the read-side scenario and synchronize
  * latency.  cb.c: callback scenarios.  topo.c: the child-process
- * scenarios (flood, scale, idle, threads, lazy).  free.c and retire.cc:
+ * scenarios (flood, scale, idle, threads, lazy).  isolation.c: IPIs to a
+ * CPU that only reads.  free.c and retire.cc:
  * orcu_free and the C++ retire against liburcu's call_rcu(free).
  */
 #include <orcu.h>
@@ -720,7 +721,7 @@ static void usage(void)
 		"usage: orcu-bench [--reps N] [--ms N] [--seconds N] [--tail-seconds N] [--out DIR]\n"
 		"       <scenario>...\n"
 		"scenarios: read sync sync-tail update enqueue throughput latency barrier flood scale\n"
-		"           scale-report idle threads lazy hash free all headline\n"
+		"           scale-report idle threads lazy hash free isolation all headline\n"
 		"Each scenario prints a table and writes DIR/<scenario>.json (default\n"
 		"DIR bench/results), a markdown table and target rows.\n");
 }
@@ -734,7 +735,7 @@ int main(int argc, char **argv)
 		{ "throughput", scen_throughput }, { "latency", NULL },
 		{ "barrier", NULL }, { "flood", scen_flood }, { "scale", scen_scale },
 		{ "idle", scen_idle }, { "threads", scen_threads }, { "lazy", scen_lazy },
-		{ "hash", scen_hash }, { "free", scen_free },
+		{ "hash", scen_hash }, { "free", scen_free }, { "isolation", scen_isolation },
 	};
 	int i, ran = 0;
 
@@ -768,6 +769,8 @@ int main(int argc, char **argv)
 			return child_threads(argc, argv);
 		if (!strcmp(argv[1], "__lazy"))
 			return child_lazy(argc, argv);
+		if (!strcmp(argv[1], "__isolation"))
+			return child_isolation(argc, argv);
 		if (!strcmp(argv[1], "__insns"))
 			return child_insns(argc, argv);
 		if (!strcmp(argv[1], "__hash"))

@@ -84,3 +84,14 @@ void urcu_m_call_free(void *mem)
 {
 	urcu_memb_call_rcu((struct rcu_head *)mem, ucb_free);
 }
+
+/* One read-side section (isolation.c's isolated reader). */
+long urcu_m_read1(void)
+{
+	long v;
+
+	urcu_memb_read_lock();
+	v = rcu_dereference(bench_gp)->val;
+	urcu_memb_read_unlock();
+	return v;
+}

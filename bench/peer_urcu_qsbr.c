@@ -62,3 +62,14 @@ void urcu_q_call(void *mem, void (*fn)(void *mem))
 	c->fn = fn;
 	urcu_qsbr_call_rcu(&c->head, qcb_invoke);
 }
+
+/* One read-side section (isolation.c's isolated reader). */
+long urcu_q_read1(void)
+{
+	long v;
+
+	urcu_qsbr_read_lock();
+	v = rcu_dereference(bench_gp)->val;
+	urcu_qsbr_read_unlock();
+	return v;
+}

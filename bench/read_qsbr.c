@@ -37,3 +37,14 @@ uint64_t read_orcu_qsbr(const _Atomic int *stop, long *sink)
 	*sink = sum;
 	return n;
 }
+
+/* One read-side section (isolation.c's isolated reader). */
+long orcu_q_read1(void)
+{
+	long v;
+
+	orcu_read_lock();
+	v = orcu_dereference(bench_gp)->val;
+	orcu_read_unlock();
+	return v;
+}

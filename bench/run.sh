@@ -19,7 +19,7 @@ IMG=docs/img
 mkdir -p "$OUT" "$IMG"
 rm -f "$OUT"/*.targets "$OUT"/*.md "$OUT"/*.dat
 # Every scenario, in the order of the run and of docs/PERFORMANCE.md.
-SCENARIOS="read sync sync-tail update enqueue throughput latency barrier flood scale idle threads lazy hash free"
+SCENARIOS="read sync sync-tail update enqueue throughput latency barrier flood scale idle threads lazy hash free isolation"
 OPTS=("$@")
 CMD="bench/orcu-bench${OPTS[*]:+ ${OPTS[*]}} $SCENARIOS scale-report"
 start=$(date +%s)

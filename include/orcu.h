@@ -161,10 +161,14 @@ typedef void (*orcu_stall_handler_t)(const struct orcu_stall_info *info, void *a
  * needed one; one line), or -EBUSY if the thread is already a qsbr
  * reader.  Not in a reader section; allowed in a callback; not in a
  * signal handler.  orcu_read_lock() on an unregistered thread calls it
- * implicitly.
+ * implicitly.  A grace period sends its barrier (an IPI, which also
+ * restarts an rseq critical section the thread is in) to the CPUs a memb
+ * reader's affinity allows, unless it is waiting for a grace period
+ * itself: pin memb readers away from isolated CPUs and those CPUs get
+ * none.
  *
  * Tests: test_gp_memb, test_register_enomem_no_abort, test_no_key,
- *  test_auto_unregister.
+ *  test_auto_unregister, test_gp_memb_targeted.
  */
 ORCU_API int orcu_register_thread(void); /* memb reader; idempotent */
 

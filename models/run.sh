@@ -184,6 +184,12 @@ check $PW "mutant: no re-scan"        pw_norescan  "-DNORESCAN"    ltl:nolost ce
 check $PW "mutant: relaxed owners--"  pw_rowners   "-DRELAXED_OWNERS" ltl:nolost cex
 check $PW "mutant: relaxed owned = 0" pw_rowned    "-DRELAXED_OWNED"  safety     cex
 
+MT=membar_target
+check $MT "orcu: mask | cpu_id"       mt_orcu      ""                      safety     verify
+check $MT "orcu, 3 sections, 4 moves, 3 changes" mt_big "-DK=3 -DMOVES=4 -DCHANGES=3" safety verify
+check $MT "mutant: a CPU it runs on skipped" mt_skip "-DSKIP_CPU"         safety     cex
+check $MT "mutant: the mask alone"    mt_norseq    "-DNO_RSEQ"             safety     cex
+
 end=$(date +%s)
 if [ $fails -eq 0 ]; then
 	echo "ALL PASS ($((end - start))s)"

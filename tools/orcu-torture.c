@@ -234,6 +234,7 @@ static void print_summary(double secs, long pool_missing)
 	       (unsigned long long)atomic_load(&barrier_rounds));
 	printf("fork: %llu children, each posted, barriered and synchronized\n",
 	       (unsigned long long)atomic_load(&forks));
+	printf("memb readers moved: %llu times\n", (unsigned long long)atomic_load(&reader_moves));
 	printf("hotplug: %llu online, %llu offline, %llu refused; offload toggles %llu; slots online %llu/%llu\n",
 	       (unsigned long long)atomic_load(&hp_online),
 	       (unsigned long long)atomic_load(&hp_offline),
@@ -361,6 +362,7 @@ static void usage(FILE *f)
 "  --barrier-torture    concurrent barriers over callbacks posted from many slots\n"
 "  --flood              a thread floods orcu_call (forward progress, bounded pending)\n"
 "  --fork               a thread forks; each child posts, barriers, synchronizes\n"
+"  --move-readers       a thread changes the memb readers' CPU affinity at random\n"
 "  --cpus SPEC          virtual topology, sets ORCU_CPUS (\"possible=N,online=LIST\")\n"
 "  --nocbs SPEC         sets ORCU_NOCBS (all | none | cpulist)\n"
 "  --stride N           sets ORCU_NOCB_STRIDE\n"
@@ -391,7 +393,8 @@ static void parse_args(int argc, char **argv)
 		{ "toggle-offload", 0, 0, 'O' }, { "barrier-torture", 0, 0, 'B' },
 		{ "flood", 0, 0, 'F' }, { "cpus", 1, 0, 'c' }, { "nocbs", 1, 0, 'n' },
 		{ "stride", 1, 0, 'S' }, { "delays", 1, 0, 'D' }, { "busted", 0, 0, 'X' },
-		{ "fork", 0, 0, 'K' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+		{ "fork", 0, 0, 'K' }, { "move-readers", 0, 0, 'M' }, { "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 } };
 	struct timespec ts;
 	char *end;
 	int c;
@@ -417,6 +420,7 @@ static void parse_args(int argc, char **argv)
 		case 'B': opt.barrier_torture = true; break;
 		case 'F': opt.flood = true; break;
 		case 'K': opt.fork = true; break;
+		case 'M': opt.move_readers = true; break;
 		case 'c': opt.cpus = optarg; break;
 		case 'n': opt.nocbs = optarg; break;
 		case 'S': opt.stride = (int)parse_num(optarg, "--stride", 1, 1 << 20); break;
@@ -447,7 +451,7 @@ static long env_long(const char *name, long def)
 int main(int argc, char **argv)
 {
 	pthread_t readers[2 * MAX_READERS], writer, fakes[MAX_FAKE],
-		bts[NR_BARRIER_THREADS], hp, off, flood, forker, wd;
+		bts[NR_BARRIER_THREADS], hp, off, flood, forker, mover, wd;
 	double t0, elapsed, next_line, limit;
 	const char *env_cpus;
 	bool tty = isatty(1);
@@ -532,6 +536,9 @@ int main(int argc, char **argv)
 	}
 	if (opt.fork)
 		pthread_create(&forker, NULL, fork_main, NULL);
+	memb_threads = readers;
+	if (opt.move_readers && opt.readers > 0)
+		pthread_create(&mover, NULL, mover_main, NULL);
 
 	/* Run, showing progress; watch for long stalls. */
 	limit = 30 * timeout_mult;
@@ -555,6 +562,9 @@ int main(int argc, char **argv)
 	 * drain, and account for every element and callback. */
 	end_deadline = now_s() + 60 * timeout_mult;
 	pthread_create(&wd, NULL, watchdog_main, NULL);
+	/* The mover first: it names the readers' threads. */
+	if (opt.move_readers && opt.readers > 0)
+		pthread_join(mover, NULL);
 	for (int i = 0; i < opt.readers; i++)
 		pthread_join(readers[i], NULL);
 	for (int i = 0; i < opt.qsbr_readers; i++)

@@ -36,7 +36,7 @@ struct torture_opts {
 	int readers, qsbr_readers, fake_writers, stride;
 	double duration;
 	unsigned long long seed;
-	bool hotplug, toggle_offload, barrier_torture, flood, busted, fork;
+	bool hotplug, toggle_offload, barrier_torture, flood, busted, fork, move_readers;
 	const char *cpus, *nocbs;
 	unsigned delays_us;
 };
@@ -195,6 +195,10 @@ void *hotplug_main(void *arg);
 void *offload_main(void *arg);
 void *flood_main(void *arg);
 void *fork_main(void *arg);
+/* --move-readers: the memb readers' threads, and how often one moved. */
+extern pthread_t *memb_threads;
+extern _Atomic uint64_t reader_moves;
+void *mover_main(void *arg);
 void early_scenario(void);
 
 #endif /* ORCU_TORTURE_H */

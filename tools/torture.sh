@@ -62,9 +62,9 @@ CONFIGS=(
 	"qsbr-inline-flood-lazy-fork|--readers 1 --qsbr-readers 3 --fake-writers 2 --cpus $CPUS --nocbs none --flood --fork --hotplug --barrier-torture"
 	"big4096|--readers 2 --qsbr-readers 2 --fake-writers 2 --cpus possible=4096,online=0-15 --nocbs all --hotplug --toggle-offload --barrier-torture"
 	"big4096-flat-inline|--readers 2 --qsbr-readers 2 --fake-writers 2 --cpus possible=4096,online=0-7 --stride 1 --nocbs $MIXED --hotplug --barrier-torture"
-	"delays|--readers 2 --qsbr-readers 2 --fake-writers 3 --cpus $CPUS --nocbs $MIXED --delays 500 --hotplug --toggle-offload --barrier-torture"
+	"delays|--readers 2 --qsbr-readers 2 --fake-writers 3 --cpus $CPUS --nocbs $MIXED --delays 500 --hotplug --toggle-offload --barrier-torture --move-readers"
 	"no-membarrier|ENV=ORCU_NO_MEMBARRIER=1 --readers 3 --qsbr-readers 1 --fake-writers 2 --cpus $CPUS --nocbs all --hotplug --barrier-torture"
-	"real-topology|--readers 2 --qsbr-readers 1 --fake-writers 2 --hotplug --toggle-offload --barrier-torture"
+	"real-topology|--readers 2 --qsbr-readers 1 --fake-writers 2 --hotplug --toggle-offload --barrier-torture --move-readers"
 )
 BUSTED_SECS=10
 EACH=$(( (TOTAL - BUSTED_SECS) / ${#CONFIGS[@]} ))

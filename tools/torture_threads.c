@@ -1,12 +1,13 @@
 /*
  * torture_threads.c - the workload of orcu-torture: the element pool and its
  * pipe-count oracle bookkeeping, and the reader (memb, qsbr), writer, fake
- * writer, barrier, hotplug, offload and flood thread bodies plus the early
+ * writer, barrier, hotplug, offload, flood and reader-mover thread bodies plus the early
  * callback scenario.  Writes the counters in torture.h; calls fail() on error.
  */
 #include "torture.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -444,6 +445,41 @@ void *hotplug_main(void *arg)
 				fail(E_API, "orcu_cpu_offline(%d) = %d", s, ret);
 		}
 		sleep_us(1000 + rnd(&r) % 9000);
+	}
+	return NULL;
+}
+
+/* --move-readers: change the memb readers' affinity while they read (a
+ * GP's barrier goes to the CPUs their masks allow, registry.c point 6):
+ * all to one CPU, or one of them to one CPU, at random times. */
+pthread_t *memb_threads;
+_Atomic uint64_t reader_moves;
+
+void *mover_main(void *arg)
+{
+	int cpus[CPU_SETSIZE], n = 0;
+	cpu_set_t set;
+	struct rng r;
+
+	(void)arg;
+	rng_init(&r, 5000);
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				cpus[n++] = c;
+	while (n > 0 && !atomic_load_explicit(&stop, relaxed)) {
+		int all = rnd(&r) & 1, one = (int)(rnd(&r) % (uint64_t)opt.readers);
+
+		CPU_ZERO(&set);
+		CPU_SET(cpus[rnd(&r) % (uint64_t)n], &set);
+		for (int i = 0; i < opt.readers; i++)
+			if ((all || i == one) &&
+			    pthread_setaffinity_np(memb_threads[i], sizeof(set), &set) == 0)
+				count(&reader_moves);
+		if (rnd(&r) & 1)
+			spin_us((unsigned)(rnd(&r) % 200));
+		else
+			sleep_us(rnd(&r) % 1000);
 	}
 	return NULL;
 }

@@ -14,7 +14,8 @@
  * unlock stores ORCU__MEMB_IDLE (no nesting).  Every store to ctr is a
  * release (a plain store on x86), and no fence follows it: the GP makes up
  * for the missing store -> load fence with ONE membarrier(), which runs a
- * full barrier on every CPU running one of our threads, at its start.
+ * full barrier on every CPU that may run an unparked memb reader (point
+ * 6), at its start.
  *  1. A reader whose section-opening store our scans never see stored it
  *     after its barrier point, so the section sees every update made
  *     before the GP began: it cannot hold what the GP protects.
@@ -57,6 +58,39 @@
  *     see their updates.  Read without the lock, then swapped, the count
  *     let a reader register and enter a section in between: a GP that a
  *     later snapshot counted ended without waiting for it.
+ *  6. The barrier reaches only the CPUs an unparked memb reader may run
+ *     on (membarrier_readers()): the union of each one's affinity mask,
+ *     read with sched_getaffinity() after the GP's opening fence, and of
+ *     the CPU its rseq area says it runs on, each sent
+ *     membarrier(PRIVATE_EXPEDITED_RSEQ, FLAG_CPU).  The kernel IPIs that
+ *     CPU if it runs one of our threads, and the IPI runs smp_mb() there
+ *     (ipi_rseq(), Linux 5.10, with its restart of an rseq critical
+ *     section, harmless: rseq code must survive preemption); if it runs
+ *     another task, the scheduler's barriers around rq->curr do what the
+ *     broadcast relies on for any CPU.  A reader is thus covered on every
+ *     CPU it may be on, as by the broadcast.  A reader that moves: to
+ *     run on a CPU outside the mask we read, its mask must change after
+ *     our read, under the task's pi_lock, which sched_getaffinity() took
+ *     after our fence; the move, then its first instruction there, come
+ *     after that change (the scheduler places it only where its mask
+ *     allows, under the same locks), so after our fence: its sections
+ *     there see every update made before the GP.  Its accesses on the
+ *     CPU it left sit before that switch's barrier, on a CPU in our set.
+ *     The change can come before our read while it still runs on the
+ *     CPU its new mask excludes (until the stopper moves it, which
+ *     sched_setaffinity() waits for): that CPU is its rseq cpu_id, which
+ *     the kernel wrote when it arrived there.  A CPU on its way down or
+ *     up is left out of sched_getaffinity()'s answer (mask & active),
+ *     but the targeted membarrier() holds the hotplug lock, so it runs
+ *     once the move off (or the activation) is over: as above.  Anything
+ *     we cannot read (no rseq area, an empty mask, an error), more than
+ *     TARGET_READERS unparked memb readers, or more than TARGET_CPUS
+ *     CPUs or all online ones (one call per CPU, each waiting for its
+ *     IPI, then costs more) sends the broadcast, and a reader whose mask
+ *     was that wide is not asked again for WIDE_SKIP barriers; so does a
+ *     kernel without the targeted form.  models/membar_target.pml checks a
+ *     reader that moves between our read and the barrier
+ *     (-DSKIP_CPU, a CPU it runs on left out, fails).
  *
  * qsbr readers announce quiescent states by copying the GP counter into
  * qs_seq (acquire load, release store); 0 means offline.  The GP waits until
@@ -71,10 +105,16 @@
 #include "sanitize.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/membarrier.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
+#ifdef ORCU_HAVE_RSEQ_OFFSET
+#include <sys/rseq.h>
+#endif
 
 __thread struct orcu__reader orcu__reader;
 /* The read side's shared words (the public ABI names them, so they stay
@@ -103,22 +143,36 @@ struct reader_rec {
 	struct orcu__reader *r; /* the owner's TLS record */
 	pthread_t thread;
 	int tid;
+	/* The CPU the kernel says the owner runs on (its rseq area's cpu_id),
+	 * NULL without one: read by a GP's barrier (point 6). */
+	const uint32_t *cpu_id;
+	/* Barriers left that broadcast without reading the owner's mask
+	 * (memb_cpus(), under registry_lock). */
+	unsigned wide_skip;
 };
 
 /* Registration and the GP's reader scans (cold for readers). */
 static pthread_mutex_t registry_lock ORCU__ALIGNED = PTHREAD_MUTEX_INITIALIZER;
-static struct reader_rec registry = { &registry, &registry, NULL, 0, 0 };
+static struct reader_rec registry = { &registry, &registry, NULL, 0, 0, NULL, 0 };
 /* Readers registered: written under registry_lock, read without it by a
  * GP that may find nobody to wait for. */
 static _Atomic int nr_readers;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static int membarrier_checked;
+/* membarrier(PRIVATE_EXPEDITED_RSEQ) registered, so a GP may send its
+ * barrier to chosen CPUs (point 6), and the CPUs online then; set with
+ * orcu__has_membarrier, read by GPs. */
+static int membarrier_targeted, cpus_online;
 /* This thread's record, linked while it is registered. */
 static __thread struct reader_rec own_rec;
 /* ThreadSanitizer (sanitize.h): a thread that unregisters releases it,
  * the end of every GP acquires it.  Only its address is used. */
 static char san_left;
+
+/* Tests: told the CPU of each barrier a GP sends its memb readers, -1
+ * for the broadcast (test_gp_memb_targeted). */
+void (*orcu__reader_barrier_hook)(int cpu);
 
 void orcu__registry_lock(void) { pthread_mutex_lock(&registry_lock); }
 void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
@@ -131,7 +185,7 @@ void orcu__registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
  * stores suffice; the flag reaches every user through a release chain: a
  * reader registers only after orcu__g.started is set (entry.c starts
  * the library before orcu__register()), and a GP reads it after it scanned
- * the readers under registry_lock (memb_unparked()), which that
+ * the readers under registry_lock (memb_cpus()), which that
  * registration took.
  */
 void orcu__membarrier_init(void)
@@ -146,6 +200,11 @@ void orcu__membarrier_init(void)
 		mask = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 		have = mask >= 0 && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
 		       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+		/* Point 6; without it every barrier is the broadcast. */
+		membarrier_targeted =
+			have && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) &&
+			syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0) == 0;
+		cpus_online = get_nprocs();
 	}
 	if (!have && !membarrier_checked)
 		orcu__warn("%s", why);
@@ -169,6 +228,108 @@ void orcu__membarrier_master(void)
 	/* Pairs with orcu__mb_slave() as the fence before the call does: our
 	 * later loads (the scans) come after every reader's barrier point. */
 	orcu__fence_seq_cst();
+}
+
+/* A full barrier on cpu if it runs one of our threads (point 6). */
+static void membarrier_cpu(int cpu)
+{
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_FLAG_CPU,
+		    cpu) != 0) {
+		/* Registered, so as orcu__membarrier_master(): stop loudly. */
+		orcu__die("membarrier(PRIVATE_EXPEDITED_RSEQ, cpu %d) failed after registration: %s",
+			  cpu, strerror(errno));
+	}
+}
+
+/* Point 6's bounds: past them one broadcast costs less than reading each
+ * reader's mask, or than one call, and one IPI wait, per CPU. */
+#define TARGET_READERS 8
+#define TARGET_CPUS 4
+#define WIDE_SKIP 64
+#define BARRIER_ALL INT_MAX
+
+/* Under registry_lock: the CPUs the unparked memb readers may run on
+ * (points 4 and 6): 0 if every memb reader is parked (only those can be
+ * inside a section the barrier must reach), their number, or BARRIER_ALL. */
+static int memb_cpus(cpu_set_t *cpus)
+{
+	struct reader_rec *rec;
+	int readers = 0, n;
+
+	CPU_ZERO(cpus);
+	for (rec = registry.next; rec != &registry; rec = rec->next) {
+		cpu_set_t mask;
+		uint32_t cpu;
+
+		/* Acquire pairs with the release in orcu__memb_park(). */
+		if (rec->r->kind != ORCU__KIND_MEMB ||
+		    orcu__load_acquire(&rec->r->ctr) == MEMB_PARKED)
+			continue;
+		if (!membarrier_targeted || !rec->cpu_id || ++readers > TARGET_READERS)
+			return BARRIER_ALL;
+		/* Cost only (the broadcast needs no mask): a reader last
+		 * seen free to run on too many CPUs is not asked again for
+		 * WIDE_SKIP barriers.  The syscall was 1.2 us of a 1.5 us
+		 * synchronize (orcu-bench sync, memb, 2 readers). */
+		if (rec->wide_skip) {
+			rec->wide_skip--;
+			return BARRIER_ALL;
+		}
+		if (sched_getaffinity(rec->tid, sizeof(mask), &mask) != 0)
+			return BARRIER_ALL;
+		/* The kernel writes it on the owner's behalf. */
+		cpu = __atomic_load_n(rec->cpu_id, __ATOMIC_RELAXED);
+		if (cpu >= CPU_SETSIZE || !CPU_COUNT(&mask))
+			return BARRIER_ALL;
+		CPU_OR(cpus, cpus, &mask);
+		CPU_SET(cpu, cpus);
+		n = CPU_COUNT(cpus);
+		if (n > TARGET_CPUS || n >= cpus_online) {
+			rec->wide_skip = WIDE_SKIP;
+			return BARRIER_ALL;
+		}
+	}
+	return CPU_COUNT(cpus);
+}
+
+/*
+ * The barrier of a GP's reader wait (points 1, 4 and 6): a full barrier
+ * here and on every CPU an unparked memb reader may run on; the fence
+ * alone when every memb reader is parked.  The fence first: our earlier
+ * stores (gp_seq, a phase flip, orcu__gp_wait) come before our loads of
+ * the readers' ctr and masks.  Pairs with orcu__mb_slave() in the read
+ * side, and with the fence of a reader that unparks (point 4).
+ */
+static void membarrier_readers(void)
+{
+	void (*hook)(int cpu) = orcu__reader_barrier_hook;
+	cpu_set_t cpus;
+	int n;
+
+	orcu__fence_seq_cst();
+	pthread_mutex_lock(&registry_lock);
+	n = memb_cpus(&cpus);
+	pthread_mutex_unlock(&registry_lock);
+	if (n == 0)
+		return;
+	if (n == BARRIER_ALL) {
+		if (hook)
+			hook(-1);
+		orcu__membarrier_master();
+	} else {
+		for (int cpu = 0; n > 0; cpu++) {
+			if (!CPU_ISSET(cpu, &cpus))
+				continue;
+			if (hook)
+				hook(cpu);
+			membarrier_cpu(cpu);
+			n--;
+		}
+		/* As in orcu__membarrier_master(): our later loads (the
+		 * scans) come after every reader's barrier point. */
+		orcu__fence_seq_cst();
+	}
+	orcu__count(gp_membarriers, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -231,6 +392,12 @@ int orcu__register(int kind, const char *call)
 		return -EAGAIN;
 	}
 	*rec = (struct reader_rec){ .r = r, .thread = pthread_self(), .tid = (int)syscall(SYS_gettid) };
+#ifdef ORCU_HAVE_RSEQ_OFFSET
+	if (__rseq_size != 0)
+		rec->cpu_id = &((const struct rseq *)((const char *)__builtin_thread_pointer() +
+						      __rseq_offset))
+				       ->cpu_id;
+#endif
 	pthread_mutex_lock(&registry_lock);
 	r->rec = rec;
 	r->kind = kind;
@@ -476,7 +643,7 @@ bool orcu__memb_park(void)
 	if (r->kind != ORCU__KIND_MEMB || orcu__load_relaxed(&r->ctr) != ORCU__MEMB_IDLE)
 		return false;
 	/* Release: our last section's reads are done.  Pairs with the
-	 * acquire in memb_unparked(). */
+	 * acquire in memb_cpus(). */
 	orcu__store_release(&r->ctr, MEMB_PARKED);
 	return true;
 }
@@ -762,12 +929,14 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 		if (armed < need) {
 			/* Pairs with the reader's store -> load of orcu__gp_wait
 			 * (orcu_read_unlock(), qsbr_announce(): pairs #5 and #6;
-			 * a memb reader fences only through this membarrier()). */
+			 * a memb reader fences only through this membarrier(),
+			 * sent to the CPUs of the unparked memb readers, holders
+			 * among them: point 6; one that parked since stored
+			 * PARKED after its unlock, which the re-scan sees). */
 			orcu__store_seq_cst(&orcu__gp_wait, 1);
-			if (need == ARM_MEMBARRIER) {
-				orcu__membarrier_master();
-				orcu__count(gp_membarriers, 1);
-			} else
+			if (need == ARM_MEMBARRIER)
+				membarrier_readers();
+			else
 				orcu__fence_seq_cst();
 			armed = need;
 			orcu__count(gp_wait_arms, 1);
@@ -794,21 +963,6 @@ static void wait_phase(int pass, bool expedited, uint64_t gp_start_ns,
 	}
 	if (armed != ARM_NONE)
 		orcu__store_relaxed(&orcu__gp_wait, 0);
-}
-
-/* Point 4, under registry_lock: does a memb reader exist that is not
- * parked?  Only those can be inside a section the membarrier() must reach. */
-static bool memb_unparked(void)
-{
-	struct reader_rec *rec;
-
-	for (rec = registry.next; rec != &registry; rec = rec->next) {
-		/* Acquire pairs with the release in orcu__memb_park(). */
-		if (rec->r->kind == ORCU__KIND_MEMB &&
-		    orcu__load_acquire(&rec->r->ctr) != MEMB_PARKED)
-			return true;
-	}
-	return false;
 }
 
 /*
@@ -870,7 +1024,6 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 {
 	uint64_t next_report = gp_start_ns + (uint64_t)(orcu__g.stall_ms > 0 ? orcu__g.stall_ms : 0) * 1000000ull;
 	unsigned long want_q;
-	bool memb;
 
 	if (!orcu__registry_has_readers()) {
 		/* Order: nobody to wait for; the fence keeps the updater's
@@ -885,22 +1038,13 @@ void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns)
 	 * start after this GP and see what preceded it; one that unparks
 	 * fences first.  This keeps GPs cheap for qsbr-only and
 	 * callback-only programs, and for a memb thread's own synchronize.
-	 * Order: the fence comes before our loads of the readers' ctr (point
-	 * 4) and, when no membarrier() follows, stands in for it: the
-	 * updater's stores come before the GP, as a reader wait's barriers
-	 * make them. */
-	orcu__fence_seq_cst();
-	pthread_mutex_lock(&registry_lock);
-	memb = memb_unparked();
-	pthread_mutex_unlock(&registry_lock);
-
-	/* Updates made before this GP are visible to any reader whose
-	 * section starts after this barrier; readers' earlier ctr stores are
-	 * visible to our scans.  Pairs with orcu__mb_slave() in the read side. */
-	if (memb) {
-		orcu__membarrier_master();
-		orcu__count(gp_membarriers, 1);
-	}
+	 * Order: membarrier_readers()'s fence comes before our loads of the
+	 * readers' ctr (point 4) and, when no membarrier() follows, stands
+	 * in for it: the updater's stores come before the GP, as a reader
+	 * wait's barriers make them.  Otherwise updates made before this GP
+	 * are visible to any reader whose section starts after the barrier;
+	 * readers' earlier ctr stores are visible to our scans. */
+	membarrier_readers();
 
 	/* qsbr: readers must announce a counter value newer than this point. */
 	want_q = orcu__fetch_add_seq_cst(&qsbr_ctr, 2) + 2;

@@ -35,5 +35,6 @@ void orcu__qsbr_quiescent_state(void);
 void orcu__qsbr_offline(void);
 void orcu__qsbr_online(void);
 void orcu__membarrier_master(void);
+ORCU__HIDDEN extern void (*orcu__reader_barrier_hook)(int cpu);
 
 #endif
