@@ -1,6 +1,7 @@
 /*
  * config.c - configuration: orcu_init()'s cfg and the ORCU_* environment
  * read into one record (struct orcu__conf), the topology read from sysfs,
+ * the housekeeping CPUs (by default, those the kernel does not isolate),
  * boolean variables, and the cap on library threads.  One table describes
  * every numeric knob.  Calls os.c and cpulist.c; used by entry.c, and
  * by registry.c, postcheck.c and nocb.c for a boolean variable or the cap.
