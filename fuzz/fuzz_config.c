@@ -129,6 +129,13 @@ static void fuzz_spec(const char *text, size_t errlen)
 		words = ORCU__BITMAP_WORDS(possible);
 		for (int c = possible; c < (int)words * 64; c++)
 			ASSERT(!orcu__bit_test(online, c));
+		/* nohz_full= and isolated= are handed on as text inside the value. */
+		for (int k = 0; k < 2; k++) {
+			size_t n = 0;
+			const char *v = orcu__cpus_spec_value(text, k ? "isolated" : "nohz_full", &n);
+
+			ASSERT(!v || (v > text && v + n <= text + strlen(text)));
+		}
 		/* Rebuild the spec in canonical form, keys swapped, and expect the same topology. */
 		if (orcu__cpulist_format(online, possible, fmt, sizeof(fmt)) > 0) {
 			snprintf(spec, sizeof(spec), "online=%s,possible=%d", fmt, possible);

@@ -221,10 +221,13 @@ ORCU_API void orcu_quiescent_state(void);
  * (blocking, sleeping, long computation without references): grace
  * periods stop waiting for this thread until orcu_thread_online().  A
  * no-op for memb threads.  Aborts inside a reader section (memb nesting on
- * this thread).  Not in a signal handler.
+ * this thread).  Not in a signal handler.  Leaves errno as it found it,
+ * as orcu_thread_online() does, so the two can bracket a blocking call
+ * (epoll_wait, poll, pthread_cond_wait) whose errno is read after them
+ * (docs/API.md, "Blocking without holding grace periods").
  *
  * Tests: test_thread_online, test_qsbr_offline_runs_no_callbacks,
- *  test_gp_mixed.
+ *  test_gp_mixed, test_thread_offline_online_keep_errno.
  */
 ORCU_API void orcu_thread_offline(void);
 
@@ -232,10 +235,10 @@ ORCU_API void orcu_thread_offline(void);
  * orcu_thread_online - qsbr readers: leave the extended quiescent state;
  * on return the thread may read again (it is ordered after the store that
  * makes grace periods wait for it).  A no-op for memb threads.  Not in a
- * signal handler.
+ * signal handler.  Leaves errno as it found it.
  *
  * Tests: test_thread_online, test_qsbr_offline_runs_no_callbacks,
- *  test_no_threads_safe_points.
+ *  test_no_threads_safe_points, test_thread_offline_online_keep_errno.
  */
 ORCU_API void orcu_thread_online(void);
 

@@ -2,7 +2,7 @@
 # Install the Debian packages orcu's build, tests, models and benchmarks use,
 # only those missing.  Needs root (or sudo); without apt-get it just checks.
 set -u
-pkgs="cmake make gcc g++ pkg-config python3 binutils coreutils systemtap-sdt-dev liburcu-dev libck-dev spin clang libclang-rt-14-dev clang-format clang-tidy gnuplot-nox"
+pkgs="cmake make gcc g++ pkg-config python3 binutils coreutils systemtap-sdt-dev liburcu-dev libck-dev libuv1-dev spin clang libclang-rt-14-dev clang-format clang-tidy gnuplot-nox"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

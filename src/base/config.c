@@ -1,6 +1,7 @@
 /*
  * config.c - configuration: orcu_init()'s cfg and the ORCU_* environment
  * read into one record (struct orcu__conf), the topology read from sysfs,
+ * the housekeeping CPUs (by default, those the kernel does not isolate),
  * boolean variables, and the cap on library threads.  One table describes
  * every numeric knob.  Calls os.c and cpulist.c; used by entry.c, and
  * by registry.c, postcheck.c and nocb.c for a boolean variable or the cap.
@@ -198,6 +199,7 @@ static int cpus_setting(const struct orcu_config *cfg, struct orcu__conf *c)
 		return ret;
 	if (ret < 0)
 		return bad_setting("ORCU_CPUS", "cpus", cfg->cpus, err);
+	c->cpus = cpus;
 	return online_given ? 0 : real_online(c->online, c->nr_possible);
 }
 
@@ -251,6 +253,105 @@ static int housekeeping_check(const char *cfgval, struct orcu__conf *c)
 	c->housekeeping = NULL;
 	snprintf(why, sizeof(why), "no CPU this process may run on (%s)", have);
 	return bad_setting("ORCU_HOUSEKEEPING", "housekeeping", cfgval, why);
+}
+
+/*
+ * The CPUs the kernel keeps for isolated work, as /sys/devices/system/cpu/
+ * <name> ("nohz_full", "isolated") lists them, or the ORCU_CPUS key of that
+ * name that stands in for the file: added to iso (CPU_SETSIZE bits), the
+ * list into shown; 0 or -ENOMEM.  A missing or empty file, and "(null)"
+ * (some kernels' nohz_full when none is set), name no CPU; so does a
+ * malformed one, which one line reports.
+ */
+static int isolated_cpus(const struct orcu__conf *c, const char *name, uint64_t *iso,
+			 char *shown, size_t shownlen)
+{
+	char path[64], buf[4096], err[160], q[ORCU__QUOTE_VALUE_BUF];
+	size_t n = 0;
+	const char *given = c->cpus ? orcu__cpus_spec_value(c->cpus, name, &n) : NULL;
+	uint64_t *bits;
+	int nbits;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s", name);
+	if (given)
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, given);
+	else if (!read_small_file(path, buf, sizeof(buf)))
+		buf[0] = '\0';
+	snprintf(shown, shownlen, "none");
+	if (strcmp(buf, "(null)") == 0 || strcmp(buf, "(null)\n") == 0)
+		return 0;
+	/* A CPU beyond the affinity's reach is no error, only unused. */
+	nbits = orcu__cpulist_max(buf, err, sizeof(err));
+	nbits = nbits > CPU_SETSIZE ? nbits : CPU_SETSIZE;
+	bits = calloc(ORCU__BITMAP_WORDS(nbits), sizeof(uint64_t));
+	if (!bits)
+		return -ENOMEM;
+	if (orcu__cpulist_parse(buf, bits, nbits, err, sizeof(err)) == 0) {
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (orcu__bit_test(bits, i))
+				orcu__bit_set(iso, i);
+		if (orcu__cpulist_format(bits, nbits, shown, shownlen) < 0)
+			snprintf(shown, shownlen, "%d CPUs", orcu__bitmap_weight(bits, nbits));
+	} else {
+		orcu__warn("%s%s \"%s\" ignored: %s", given ? "ORCU_CPUS " : "",
+			   given ? name : path, orcu__quote_value(q, buf), err);
+	}
+	free(bits);
+	return 0;
+}
+
+/*
+ * Without ORCU_HOUSEKEEPING, library threads keep off the CPUs the kernel
+ * isolates (nohz_full, isolated), as its own offload threads do, within
+ * the process's affinity: its main thread's, not the configuring
+ * thread's, which may be a worker pinned to an isolated CPU.  Nothing
+ * isolated there leaves the plain default (no set); everything isolated
+ * leaves the whole affinity.  Either choice other than the plain default
+ * is said in one line.
+ */
+static int housekeeping_default(struct orcu__conf *c)
+{
+	enum {
+		W = ORCU__BITMAP_WORDS(CPU_SETSIZE)
+	};
+	uint64_t iso[W] = { 0 }, aff_bits[W] = { 0 }, hk[W] = { 0 };
+	char nohz[128], isol[128], list[256];
+	cpu_set_t aff;
+	int naff = 0, nhk = 0;
+
+	if (sched_getaffinity(getpid(), sizeof(aff), &aff) != 0 &&
+	    sched_getaffinity(0, sizeof(aff), &aff) != 0)
+		return 0;
+	if (isolated_cpus(c, "nohz_full", iso, nohz, sizeof(nohz)) < 0 ||
+	    isolated_cpus(c, "isolated", iso, isol, sizeof(isol)) < 0)
+		return -ENOMEM;
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		if (!CPU_ISSET(i, &aff))
+			continue;
+		orcu__bit_set(aff_bits, i);
+		naff++;
+		if (!orcu__bit_test(iso, i)) {
+			orcu__bit_set(hk, i);
+			nhk++;
+		}
+	}
+	if (nhk == naff)
+		return 0;
+	c->housekeeping = malloc(sizeof(hk));
+	if (!c->housekeeping)
+		return -ENOMEM;
+	memcpy(c->housekeeping, nhk ? hk : aff_bits, sizeof(hk));
+	if (orcu__cpulist_format(c->housekeeping, CPU_SETSIZE, list, sizeof(list)) < 0)
+		snprintf(list, sizeof(list), "%d CPUs", nhk ? nhk : naff);
+	if (nhk)
+		orcu__warn("library threads run on CPUs %s, not on the isolated ones (nohz_full %s, "
+			   "isolated %s); ORCU_HOUSEKEEPING overrides",
+			   list, nohz, isol);
+	else
+		orcu__warn("every CPU this process may run on (%s) is isolated (nohz_full %s, "
+			   "isolated %s): library threads run on all of them; ORCU_HOUSEKEEPING overrides",
+			   list, nohz, isol);
+	return 0;
 }
 
 /*
@@ -442,6 +543,8 @@ int orcu__conf_build(const struct orcu_config *cfg, struct orcu__conf *c)
 		ret = housekeeping_check(cfg->housekeeping, c);
 	if (ret == 0)
 		ret = knobs_setting(cfg, c);
+	if (ret == 0 && !c->housekeeping)
+		ret = housekeeping_default(c);
 	if (ret < 0) {
 		orcu__conf_free(c);
 		return ret;

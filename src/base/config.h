@@ -30,6 +30,7 @@ struct orcu__conf {
 	uint64_t *online;       /* [nr_possible] */
 	uint64_t *nocbs;        /* [nr_possible] */
 	uint64_t *housekeeping; /* [CPU_SETSIZE] real CPUs, or NULL */
+	const char *cpus;       /* the ORCU_CPUS text taken, or NULL (build only) */
 	long knob[ORCU__NR_KNOBS];
 	int futex_hash; /* ORCU_FUTEX_HASH */
 };

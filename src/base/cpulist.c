@@ -347,6 +347,15 @@ static size_t key_len(const char *p, const char *end)
 	return q < end && *q == '=' ? (size_t)(q - p) : 0;
 }
 
+/* Where the value that starts at p ends: a ',' that starts no "key="
+ * belongs to a cpulist value. */
+static const char *value_end(const char *p, const char *end)
+{
+	while (p < end && !(*p == ',' && key_len(p + 1, end)))
+		p++;
+	return p;
+}
+
 struct spec_value {
 	const char *s;
 	size_t n;
@@ -356,8 +365,9 @@ struct spec_value {
 int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **online_out,
 				bool *online_given, char *err, size_t errlen)
 {
-	/* Without online=, every possible CPU is online. */
-	struct spec_value poss = { 0 }, online = { "all", 3, false };
+	/* Without online=, every possible CPU is online.  nohz_full= and
+	 * isolated= are the kernel's files' text, read by config.c. */
+	struct spec_value poss = { 0 }, online = { "all", 3, false }, nohz = { 0 }, iso = { 0 };
 	const char *p, *end;
 	char q[QUOTE_BUF], sub[192];
 	uint64_t *bits;
@@ -385,15 +395,17 @@ int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **onli
 			err_at(err, errlen, "expected key=value", text, key, end);
 			return -EINVAL;
 		}
-		/* A ',' that starts no "key=" belongs to a cpulist value. */
-		for (p += keylen + 1; p < end && !(*p == ',' && key_len(p + 1, end)); p++)
-			;
+		p = value_end(p + keylen + 1, end);
 		if (slice_is(key, keylen, "possible")) {
 			slot = &poss;
 		} else if (slice_is(key, keylen, "online")) {
 			slot = &online;
+		} else if (slice_is(key, keylen, "nohz_full")) {
+			slot = &nohz;
+		} else if (slice_is(key, keylen, "isolated")) {
+			slot = &iso;
 		} else {
-			set_err(err, errlen, "unknown key \"%s\" (expected possible= or online=)",
+			set_err(err, errlen, "unknown key \"%s\" (expected possible=, online=, nohz_full= or isolated=)",
 				quote(q, key, keylen, false));
 			return -EINVAL;
 		}
@@ -437,6 +449,23 @@ int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **onli
 	if (online_given)
 		*online_given = online.seen;
 	return 0;
+}
+
+const char *orcu__cpus_spec_value(const char *text, const char *key, size_t *len)
+{
+	const char *end = text + strlen(text);
+
+	for (const char *p = text; p < end;) {
+		size_t keylen = key_len(p, end);
+		const char *v = p + keylen + 1, *vend = value_end(v, end);
+
+		if (slice_is(p, keylen, key)) {
+			*len = (size_t)(vend - v);
+			return v;
+		}
+		p = vend + 1;
+	}
+	return NULL;
 }
 
 int orcu__parse_bool(const char *text, int *out, char *err, size_t errlen)

@@ -67,7 +67,8 @@ int orcu__cpulist_format(const uint64_t *bits, int nbits, char *buf, size_t len)
 int orcu__cpulist_max(const char *text, char *err, size_t errlen);
 
 /*
- * ORCU_CPUS: "possible=N[,online=<cpulist>]", keys in any order, each once.
+ * ORCU_CPUS: "possible=N[,online=<cpulist>][,nohz_full=<text>][,isolated=<text>]",
+ * keys in any order, each once.
  * A new pair starts only at a ',' followed by an identifier and '=', so
  * "possible=16,online=0-3,8" gives online "0-3,8".  possible is required,
  * 1..ORCU__MAX_POSSIBLE; without online= the parser reports every
@@ -75,10 +76,17 @@ int orcu__cpulist_max(const char *text, char *err, size_t errlen);
  * CPUs: *online_given says whether the text named online=, see config.c for
  * what a topology without it means; online_given may be NULL).  On success
  * *online_out is a malloc'ed bitmap of ORCU__BITMAP_WORDS(*possible) words
- * the caller frees; on error neither output is written.
+ * the caller frees; on error neither output is written.  nohz_full= and
+ * isolated= stand in for the sysfs files of those names: their text is
+ * not checked here but where the files' is (config.c), and read with
+ * orcu__cpus_spec_value().
  */
 int orcu__parse_cpus_spec_given(const char *text, int *possible, uint64_t **online_out,
 				bool *online_given, char *err, size_t errlen);
+
+/* The text of key in an ORCU_CPUS value the parser accepted, not
+ * NUL-terminated (*len bytes), or NULL if the value does not name it. */
+const char *orcu__cpus_spec_value(const char *text, const char *key, size_t *len);
 
 /* A boolean variable: exactly "0" or "1"; anything else (also "") is -EINVAL. */
 int orcu__parse_bool(const char *text, int *out, char *err, size_t errlen);

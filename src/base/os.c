@@ -282,7 +282,7 @@ static void set_housekeeping_affinity(void)
 			n++;
 		}
 	if (n && sched_setaffinity(0, sizeof(set), &set) < 0)
-		orcu__warn("ORCU_HOUSEKEEPING: cannot move a library thread there: %s",
+		orcu__warn("cannot move a library thread to the housekeeping CPUs: %s",
 			   strerror(errno));
 }
 
@@ -290,6 +290,10 @@ void *orcu__spawn_trampoline(void *p)
 {
 	struct orcu__spawn_arg sa = *(struct orcu__spawn_arg *)p;
 
+	/* Named and moved to the housekeeping CPUs before orcu__spawn()
+	 * returns: a thread it started is never seen unnamed or elsewhere. */
+	pthread_setname_np(pthread_self(), sa.name);
+	set_housekeeping_affinity();
 	/* The last touch of the record: the spawner may free it at once.
 	 * Pairs with the acquire in orcu__spawn(). */
 	orcu__store_release(&((struct orcu__spawn_arg *)p)->running, 1);
@@ -297,8 +301,6 @@ void *orcu__spawn_trampoline(void *p)
 	orcu__fetch_add_release(&spawn_gen, 1);
 	orcu__futex_wake(&spawn_gen, INT_MAX);
 	orcu__tls.library_thread = 1;
-	pthread_setname_np(pthread_self(), sa.name);
-	set_housekeeping_affinity();
 	orcu__fetch_add_relaxed(&orcu__g.threads_alive, 1);
 	sa.fn(sa.arg);
 	orcu__fetch_sub_relaxed(&orcu__g.threads_alive, 1);

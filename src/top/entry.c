@@ -190,18 +190,27 @@ void orcu_quiescent_state(void)
 	orcu__quiescent_point();
 }
 
+/* Both bracket blocking calls whose errno the caller reads after them
+ * (docs/API.md, "Blocking without holding grace periods"): what a
+ * callback or a safe point run here leaves in errno is undone. */
 void orcu_thread_offline(void)
 {
+	int saved = errno;
+
 	/* Ready inline callbacks run first, while a GP still waits for us:
 	 * once offline, a callback's own read-side section would not be. */
 	orcu__quiescent_point();
 	orcu__qsbr_offline();
+	errno = saved;
 }
 
 void orcu_thread_online(void)
 {
+	int saved = errno;
+
 	orcu__qsbr_online();
 	orcu__quiescent_point();
+	errno = saved;
 }
 
 /* ------------------------------------------------------------------ */
