@@ -43,7 +43,13 @@
  *     sees it.
  *  3. An offer ends: the GP thread sets the slot's bit again and sleeps
  *     at most until the offer's end (orcu__g.inplace_due_ns), then takes
- *     what is left.  An application thread only invokes what was offered
+ *     what is left.  If it finds the claim held then by an application
+ *     thread's batch, that thread, on leaving, sees the offer over and
+ *     posts for the slot as in point 1 (orcu__serve_after_batch(): the
+ *     clock only moves on); so it does for a slot attached meanwhile,
+ *     whose leader may have found the claim busy (it read `attached` 1
+ *     before the scan whose cb_lock we took after).  models/serve.pml's
+ *     app, -DNO_HAND_BACK.  An application thread only invokes what was offered
  *     and only where a GP waits for it (slot.c
  *     orcu__slot_safe_to_invoke_here()); never inside orcu_call().
  *  4. Whoever ends a grace period, and the GP thread while it sleeps,
@@ -230,6 +236,18 @@ static uint64_t serve_slot(struct orcu__slot *s, bool offer)
 		orcu__gp_thread_serving(false);
 	orcu__qsbr_leave_for_callbacks(entered);
 	return 0;
+}
+
+/* Point 3: an application thread's batch on s left callbacks; whoever
+ * may have found its claim busy (the GP thread once the offer ended, the
+ * leader of a slot attached since) is told. */
+void orcu__serve_after_batch(struct orcu__slot *s)
+{
+	uint64_t at = orcu__load_relaxed(&s->inv.offered_ns);
+
+	if (orcu__slot_attached(s) ||
+	    (at && orcu__now_ns() >= at + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull))
+		orcu__serve_kick(s);
 }
 
 /* Every in-place slot whose bit is set (point 1).  Only the GP thread

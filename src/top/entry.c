@@ -134,7 +134,8 @@ void orcu__inplace_poll_slow(void)
 	if (orcu__likely(!orcu__load_relaxed(&s->inv.offered_ns)) ||
 	    !orcu__slot_safe_to_invoke_here())
 		return;
-	orcu__slot_invoke_done(s, orcu__g.inline_batch);
+	if (orcu__slot_invoke_done(s, orcu__g.inline_batch))
+		orcu__serve_after_batch(s);
 }
 
 /* ------------------------------------------------------------------ */
