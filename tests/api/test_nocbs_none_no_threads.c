@@ -49,6 +49,7 @@ static void print_threads(const char *nocbs, char names[][32], int n)
 	for (int i = 0; i < n && i < 16; i++)
 		printf(" %s", names[i]);
 	printf("\n");
+	fflush(stdout);
 }
 
 static int run(const char *nocbs, bool none)
