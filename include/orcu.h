@@ -77,8 +77,8 @@ struct orcu_config {
 	long lazy_ms;             /* like ORCU_LAZY_MS: longest a lazy callback is held */
 	long lazy_max;            /* like ORCU_LAZY_MAX: lazy callbacks a slot holds at most */
 	long stall_ms;            /* like ORCU_STALL_MS: stall warning after; -1 disables */
-	long inline_takeover_ms;  /* like ORCU_INLINE_TAKEOVER_MS: inline slot takeover bound */
-	int inline_batch;         /* like ORCU_INLINE_BATCH: callbacks per inline invocation */
+	long inline_takeover_ms;  /* like ORCU_INPLACE_TAKEOVER_MS: in-place offer, then the GP thread */
+	int inline_batch;         /* like ORCU_INLINE_BATCH: callbacks per quiescent point, in place */
 	int reserved[8];
 };
 
@@ -92,14 +92,14 @@ struct orcu_stats {
 	uint64_t callbacks_lazy;    /* of which lazy */
 	uint64_t callbacks_invoked; /* user callbacks invoked */
 	uint64_t callbacks_pending; /* queued - invoked, right now */
-	uint64_t callbacks_inline;  /* invoked by application threads (inline slots) */
+	uint64_t callbacks_inline;  /* invoked by application threads at quiescent points (in place) */
 	uint64_t barriers;          /* orcu_barrier calls */
 	uint64_t barriers_run;      /* barriers that really posted markers (others piggybacked or were idle) */
 	uint64_t gp_wakeups;        /* wake-ups issued by the GP thread (leaders, waiters) */
 	uint64_t gp_leader_wakeups; /* of which to leaders */
 	uint64_t leader_wakeups;    /* follower wake-ups issued by leaders */
 	uint64_t enqueue_wakeups;   /* leader wake-ups issued by orcu_call */
-	uint64_t takeovers;         /* inline slots whose follower took over */
+	uint64_t takeovers;         /* in-place offers the GP thread took over */
 	uint64_t threads_alive;     /* library threads running now */
 	uint64_t leaders_alive;
 	uint64_t followers_alive;
@@ -202,8 +202,8 @@ ORCU_API void orcu_unregister_thread(void); /* also automatic at thread exit */
 /*
  * orcu_quiescent_state - qsbr readers: announce that this thread holds no
  * reference obtained in an earlier section.  Cheap (a load and, when a
- * grace period has begun since the last call, a store).  On an inline CPU
- * slot it may also run a few ready callbacks here.  On a memb thread it
+ * grace period has begun since the last call, a store).  On an in-place
+ * CPU slot (not offloaded) it may also run a few ready callbacks here.  On a memb thread it
  * only does the latter; on an unregistered thread it aborts with a
  * one-line message, as it does inside a memb section (debug builds).  Not
  * in a signal handler.  When no library thread could be created at all,
@@ -211,7 +211,7 @@ ORCU_API void orcu_unregister_thread(void); /* also automatic at thread exit */
  * thread serves (docs/API.md, "Degraded mode"), as may
  * orcu_thread_offline() and orcu_thread_online().
  *
- * Tests: test_gp_qsbr, test_qsbr_wait_wakes_gp, test_inline,
+ * Tests: test_gp_qsbr, test_qsbr_wait_wakes_gp, test_inplace,
  *  test_no_threads_safe_points.
  */
 ORCU_API void orcu_quiescent_state(void);
@@ -284,7 +284,7 @@ ORCU_API void orcu_synchronize_expedited(void);
  * orcu_call - invoke func(head) after a grace period; returns at once.
  * head is usually embedded in the object func frees.  The callback runs on
  * an orcu thread (offloaded CPU slot, the default) or on an application
- * thread of that CPU at its quiescent points (inline slot), with no
+ * thread of that CPU at its quiescent points (in-place slot), with no
  * library lock held; the callbacks one thread posts on one CPU slot run
  * in the order it posted them (different threads' posts are unordered).
  * Never blocks waiting for callbacks to progress, so the caller may hold
@@ -296,7 +296,7 @@ ORCU_API void orcu_synchronize_expedited(void);
  * ORCU_CHECK_CALLS=1 or in debug builds), prints one line and aborts.
  *
  * Tests: test_postq_order, test_postq_wake,
- *  test_call_never_blocks_on_callbacks, test_call_inline_runs_nothing,
+ *  test_call_never_blocks_on_callbacks, test_call_inplace_runs_nothing,
  *  test_callback_may_take_library_locks, test_flood, test_flood_in_reader,
  *  test_qsbr_call_announces_no_qs, test_early_ctor, test_early_slot,
  *  test_double_call_named, test_double_post_after_take_keeps_list,
@@ -519,32 +519,35 @@ ORCU_API int orcu_cpu_online(int cpu);
 
 /*
  * orcu_cpu_offline - take slot cpu offline.  Its callbacks stay on it: its
- * threads go on draining it (an inline slot's at once, no longer waiting
+ * threads go on draining it (an in-place slot's at once, no longer waiting
  * for application threads).  Returns 0 (also if it was offline), -EINVAL
  * for an impossible cpu, -ENOMEM if orcu cannot be configured, or -EBUSY
  * for the last online slot.  Never waits for callbacks, so it is allowed
  * in a callback, even one of the slot it takes offline; not in a signal
  * handler.
  *
- * Tests: test_offline_without_threads, test_offline_inline_drained_in_place,
+ * Tests: test_offline_without_threads, test_offline_inplace_drained,
  *  test_hotplug_load, test_fork_child_barrier_offline_offloaded.
  */
 ORCU_API int orcu_cpu_offline(int cpu);
 
 /*
  * orcu_cpu_offload / orcu_cpu_deoffload - switch slot cpu's callbacks to
- * offload threads / to inline invocation by the slot's application
- * threads, at run time; callbacks already queued are kept and keep their
- * order.  Return 0 or -EINVAL for an impossible cpu.  Allowed in a
- * callback; not in a signal handler.
+ * offload threads (started now if the slot is online) / to in-place
+ * service (the slot's application threads at their quiescent points, then
+ * the GP thread), at run time; callbacks already queued are kept and keep
+ * their order.  Return 0, -EINVAL for an impossible cpu, or (offload)
+ * -EAGAIN if a thread could not be created: the slot stays in place and
+ * the creation is retried.  Allowed in a callback; not in a signal
+ * handler.
  *
- * Tests: test_offload_toggle.
+ * Tests: test_offload_toggle, test_nocbs_none_no_threads.
  */
 ORCU_API int orcu_cpu_offload(int cpu);
 ORCU_API int orcu_cpu_deoffload(int cpu);
 
 /*
- * orcu_thread_bind_cpu - the calling thread posts to (and, inline, serves)
+ * orcu_thread_bind_cpu - the calling thread posts to (and, in place, serves)
  * slot cpu whatever CPU it runs on: for virtual topologies and
  * thread-per-core programs.  -1 follows the real CPU again.  Returns 0 or
  * -EINVAL for an impossible cpu.  Anywhere but a signal handler.
@@ -580,7 +583,7 @@ ORCU_API void orcu_get_stats(struct orcu_stats *out);
  * orcu_slot_pending - callbacks pending on slot cpu right now, or -EINVAL
  * for an impossible cpu.  Anywhere but a signal handler.
  *
- * Tests: test_threadless_slot_drained, test_offline_inline_drained_in_place,
+ * Tests: test_threadless_slot_drained, test_offline_inplace_drained,
  *  test_wait_backlog_bound.
  */
 ORCU_API long orcu_slot_pending(int cpu); /* pending callbacks of one slot, or -EINVAL */

@@ -138,6 +138,8 @@ check $SV "orcu, slot 1's follower"   sv_follower  "-DFOLLOWER"         safety  
 check $SV "mutant: clear after serve" sv_clearafter "-DCLEAR_AFTER"      ltl:nolost cex
 check $SV "mutant: clear after serve" sv_clearafter "-DCLEAR_AFTER"      live:live  cex
 check $SV "mutant: attach, no wake"   sv_attachgap "-DATTACH_GAP"       ltl:nolost cex
+check $SV "mutant: bit cleared after"  sv_bitafter  "-DCLEAR_BIT_AFTER"  ltl:nolost cex
+check $SV "mutant: batch hands nothing back" sv_nohandback "-DNO_HAND_BACK" ltl:nolost cex
 
 RW=reader_wake
 check $RW "orcu memb"                 rw_memb      ""                      safety     verify

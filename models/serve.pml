@@ -1,7 +1,9 @@
 /*
- * serve.pml -- the server rule (docs/DESIGN.md 5.8, src/callbacks/serve.c): callbacks never
- * move between slots; a slot is served by its own threads, else in place
- * by whoever drives grace periods.
+ * serve.pml -- the in-place engine (docs/DESIGN.md 5.8, src/callbacks/serve.c): callbacks
+ * never move between slots; a slot is attached (served by its own
+ * threads), else in place: the GP thread offers its ready callbacks to the
+ * slot's application threads, which invoke them at their quiescent
+ * points, and takes what they left when the offer ends.
  *
  * 2 slots, each in its own group.  Slot 0 is attached from the start: its
  * leader L0 runs and invokes slot 0's callbacks itself (no follower); a
@@ -11,7 +13,10 @@
  * -DPOST0 callback 2 to slot 0), each at any moment.  The server S is
  * whoever drives GPs: the GP thread, or where none runs an application
  * thread that waits or passes a safe point (those poll on a timeout; the
- * GP thread sleeps, so S sleeps here as the GP thread does).
+ * GP thread sleeps, so S sleeps here as the GP thread does).  The server
+ * finds slot 1 through its bit in the work bitmap (`wbit`), which posters
+ * set.  App is slot 1's application thread: at each quiescent point it
+ * invokes one offered callback (a batch of 1), or never comes by.
  *
  * A slot is a FIFO of three lists under its cb_lock (one atomic step in the
  * model): newq (posted, not yet spliced), wl (spliced, waiting for a GP),
@@ -30,14 +35,21 @@
  *             exchange of the queue tail, or a release store and the fence
  *             of orcu__serve_posted()), orcu__nocb_wake_leader() of the
  *             slot's leader (src/callbacks/nocb.c), then, if the slot is not
- *             attached, orcu__serve_posted() (src/callbacks/serve.c): if
- *             `unserved` reads 0, store 1 and kick the GP thread
- *             (orcu__gp_kick(): fence, notify unless it reads it awake).
+ *             attached, orcu__serve_posted() (src/callbacks/serve.c): fence,
+ *             set the slot's bit (mark_work()), then if `unserved` reads 0,
+ *             store 1 and kick the GP thread (orcu__gp_kick(): fence,
+ *             notify unless it reads it awake).
  *   server    gp_thread_main() (src/readers/gp.c) and the serve hook,
  *             serve_unserved() (src/callbacks/serve.c): exchange `unserved`
- *             to 0, fence, then every slot that is not attached and has
- *             work, in place (serve_slot()); then sleep: req.sleeping,
- *             prepare (fence), re-check `unserved` (serve_due_ns()), wait.
+ *             to 0, fence, then each slot whose bit is set: clear the bit,
+ *             serve_slot(): splice, drive the GPs, then offer what is ready
+ *             (offered, the bit set again, a timer: inplace_due_ns) or,
+ *             the offer over, invoke it; then sleep: req.sleeping, prepare
+ *             (fence), re-check `unserved` and the timer (serve_due_ns()),
+ *             wait.
+ *   app       orcu__inplace_poll_slow() (src/top/entry.c): at a quiescent
+ *             point, if the slot's offer is up, invoke a batch under the
+ *             claim; DONE drained ends the offer (done_drained_locked()).
  *   leader    leader_main() (src/callbacks/nocb.c): scan its own attached
  *             slots, invoke where no follower; leader_sleep(): sleep =
  *             SLEEPING, prepare (fence), re-scan (own attached slots, force,
@@ -70,6 +82,17 @@
  *                      wake-up: a poster that published after the serve
  *                      read the flag still 1 and raised nothing; the server
  *                      clears it and sleeps with slot 1's callback posted.
+ *   -DCLEAR_BIT_AFTER  mutant: the server clears a slot's work bit after
+ *                      serving it instead of before.  Expected: lost
+ *                      wake-up: a poster that published during the serve
+ *                      found the bit set and raised `unserved`; the
+ *                      server's next turn finds the bit it cleared since
+ *                      and skips the slot.
+ *   -DNO_HAND_BACK     mutant: an application thread that leaves its
+ *                      batch after the offer ended (or the slot was
+ *                      attached) tells nobody.  Expected: lost wake-up:
+ *                      the server, its timer fired, or L1 found the claim
+ *                      busy and sleeps with the rest ready.
  *   -DATTACH_GAP       mutant: a slot becomes attached without a forced
  *                      wake of its leader.  Expected: lost wake-up: L1 ran
  *                      its first scan before the attach (it skipped slot 1)
@@ -83,7 +106,8 @@
  *     only a scanner can move on (new posts, callbacks waiting for a GP,
  *     ready callbacks with no follower and no claim holder) and no poster
  *     or spawner is still on its way to wake it: L0 for slot 0, L1 for
- *     slot 1 once attached, the server for slot 1 while it is not;
+ *     slot 1 once attached, the server for slot 1 while it is not (an
+ *     offer with its timer armed is not lost: the timer wakes the server);
  *   - liveness (ltl `live`, weak fairness): every posted callback is
  *     eventually invoked: <> (ninvoked == NCB).
  */
@@ -112,6 +136,10 @@ bit  unserved;            /* orcu__g.unserved                               */
 bit  ssleep;              /* the server's req.sleeping                      */
 bit  snotified;           /* the server's event was notified since prepare */
 bit  s_futex;             /* the server is blocked in orcu__event_wait()    */
+bit  wbit;                /* slot 1's bit in the work bitmap                */
+bit  offered;             /* slot 1's inv.offered_ns != 0                   */
+bit  due;                 /* the server's offer timer is armed              */
+bit  expired;             /* the offer's end has passed (the clock)         */
 bit  invoked[NCB];
 byte ninvoked;
 byte onway;               /* ghost: posters between publish and wake done   */
@@ -121,7 +149,7 @@ bit  attaching;           /* ghost: spawner between attach and its wake     */
 		  (len(done[s]) > 0 && !has_follower[s] && !invoking[s]))
 #define LOST0 (in_futex[0] && STUCK(0) && onway == 0)
 #define LOST1 (in_futex[1] && attached[1] && STUCK(1) && onway == 0 && !attaching)
-#define LOSTS (s_futex && !attached[1] && STUCK(1) && onway == 0)
+#define LOSTS (s_futex && !attached[1] && STUCK(1) && onway == 0 && !due)
 
 ltl nolost { [] !(LOST0 || LOST1 || LOSTS) }
 ltl live   { <> (ninvoked == NCB) }
@@ -151,9 +179,12 @@ proctype poster(byte s; byte id)
 	/* publish: seq_cst exchange of the tail; counted before visible */
 	atomic { newq[s]!id; pending[s]++; onway++ };
 	wake_leader(s, 0);
-	/* not attached: orcu__serve_posted() (fence, load, store, kick) */
+	/* not attached: orcu__serve_posted() (fence, set the bit, load,
+	 * store, kick) */
 	if
-	:: atomic { !attached[s] && !unserved -> skip };
+	:: atomic { !attached[s] -> wbit = 1 };
+	   if
+	   :: atomic { !unserved -> skip };
 		unserved = 1;
 		/* orcu__gp_kick(): fence, read req.sleeping, notify */
 		atomic {
@@ -163,6 +194,8 @@ proctype poster(byte s; byte id)
 			fi;
 			onway--
 		}
+	   :: atomic { else -> onway-- }
+	   fi
 	:: atomic { else -> onway-- }
 	fi
 }
@@ -189,6 +222,10 @@ inline invoke_rest(s) {
 			if
 			:: len(done[s]) > 0 -> done[s]?id
 			:: else -> invoking[s] = 0; id = NCB
+			fi;
+			if
+			:: s == 1 && len(done[1]) == 0 -> offered = 0; expired = 0
+			:: else -> skip
 			fi
 		}
 	:: else -> break
@@ -275,37 +312,115 @@ inline serve_slot(s) {
 	}
 }
 
+/* serve_slot() for slot 1 with work, its bit cleared: splice, advance
+ * (the server drives the GPs), then offer what is ready, or invoke it
+ * once the offer is over (`takeover`: its timer fired) */
+inline serve_one() {
+	serve_slot(1);
+	if
+	:: len(done[1]) > 0 && !takeover -> offered = 1; wbit = 1; due = 1; id = NCB
+	:: else -> invoke_claim(1)
+	fi
+}
+
 proctype server()
 {
 	byte tmp, id;
-	bit did;
+	bit did, takeover;
 	do
-	:: /* serve_unserved(): exchange to 0 and fence, then serve */
+	:: /* serve_unserved(): exchange to 0 and fence, or the offer's
+	    * timer; then serve each slot whose bit is set */
+	   if
 #ifndef CLEAR_AFTER
-	   atomic { unserved -> unserved = 0 };
+	   :: atomic { unserved -> unserved = 0 }
 #else
-	   atomic { unserved -> skip };
+	   :: atomic { unserved -> skip }
 #endif
+	   :: atomic { due -> due = 0; takeover = 1; expired = offered }
+	   fi;
 	   atomic {
 		if
-		:: !attached[1] && pending[1] > 0 -> serve_slot(1); invoke_claim(1)
+#ifndef CLEAR_BIT_AFTER
+		:: wbit && !attached[1] -> wbit = 0; serve_one()
+#else
+		:: wbit && !attached[1] -> serve_one()
+#endif
 		:: else -> id = NCB
 		fi
 	   };
 	   invoke_rest(1);
+#ifdef CLEAR_BIT_AFTER
+	   if
+	   :: atomic { id == 0 && !offered -> wbit = 0 }
+	   :: else -> skip
+	   fi;
+#endif
 #ifdef CLEAR_AFTER
 	   unserved = 0;
 #endif
-	   did = 0
+	   did = 0; takeover = 0
 	:: /* nothing to serve: req.sleeping, prepare (fence), re-check */
-	   atomic { !unserved -> ssleep = 1; snotified = 0 };
+	   atomic { !unserved && !due -> ssleep = 1; snotified = 0 };
 	   atomic {
 		if
-		:: unserved -> ssleep = 0
+		:: unserved || due -> ssleep = 0
 		:: else -> s_futex = !snotified
 		fi
 	   };
 end_sfutex: atomic { s_futex == 0 -> ssleep = 0 }
+	od
+}
+
+/* Slot 1's application thread at its quiescent points: a batch (one
+ * callback) of what is offered, under the claim; or it never comes by.
+ * Leaving its batch with the offer over, it posts for the slot as a
+ * poster does (the server may have found its claim busy), or, the slot
+ * attached since, force-wakes its leader: without that (-DNO_HAND_BACK)
+ * the rest is never invoked. */
+proctype app()
+{
+	byte id;
+	bit did;
+end:	do
+	:: atomic { offered -> invoke_claim(1) };
+	   if
+	   :: atomic { id < NCB ->
+			assert(!invoked[id]);
+			invoked[id] = 1; ninvoked++; pending[1]--;
+			invoking[1] = 0;
+			if
+			:: len(done[1]) == 0 -> offered = 0; expired = 0
+			:: else -> skip
+			fi;
+			did = expired || attached[1];
+#ifndef NO_HAND_BACK
+			onway = onway + did
+#endif
+	     }
+#ifndef NO_HAND_BACK
+	      if
+	      :: did && attached[1] -> wake_leader(1, 1); onway--
+	      :: did && !attached[1] ->
+		wbit = 1;
+		if
+		:: atomic { !unserved -> skip };
+		   unserved = 1;
+		   atomic {
+			if
+			:: ssleep -> snotified = 1; s_futex = 0
+			:: else -> skip
+			fi;
+			onway--
+		   }
+		:: atomic { else -> onway-- }
+		fi
+	      :: else -> skip
+	      fi
+#endif
+	   :: else -> skip
+	   fi;
+	   id = 0; did = 0
+	:: break
 	od
 }
 
@@ -352,6 +467,7 @@ init {
 		attached[0] = 1;
 		run leader(0);
 		run server();
+		run app();
 		run poster(1, 0);
 		run poster(1, 1);
 #ifdef POST0

@@ -37,6 +37,7 @@
 #define orcu__fetch_sub_acq_rel(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel)
 #define orcu__fetch_or_seq_cst(p, v) atomic_fetch_or_explicit((p), (v), memory_order_seq_cst)
 #define orcu__fetch_and_relaxed(p, v) atomic_fetch_and_explicit((p), (v), memory_order_relaxed)
+#define orcu__fetch_and_seq_cst(p, v) atomic_fetch_and_explicit((p), (v), memory_order_seq_cst)
 #define orcu__cas_acq_rel(p, expp, v) \
 	atomic_compare_exchange_strong_explicit((p), (expp), (v), \
 						memory_order_acq_rel, memory_order_acquire)

@@ -447,7 +447,7 @@ static const struct knob_row knobs[ORCU__NR_KNOBS] = {
 	/* -1 from cfg, 0 from the environment disables (conf_build()). */
 	[ORCU__KNOB_STALL_MS] = { "ORCU_STALL_MS", CFG(stall_ms), -1, 86400000, 10000,
 		NULL, ANY_ORDER, 0, G(stall_ms), STORE_LONG },
-	[ORCU__KNOB_TAKEOVER_MS] = { "ORCU_INLINE_TAKEOVER_MS", CFG(inline_takeover_ms),
+	[ORCU__KNOB_TAKEOVER_MS] = { "ORCU_INPLACE_TAKEOVER_MS", CFG(inline_takeover_ms),
 		1, 60000, 5, NULL, ANY_ORDER, 0, G(inline_takeover_ms), STORE_LONG },
 	[ORCU__KNOB_BATCH] = { "ORCU_INLINE_BATCH", CFG(inline_batch), 1, 1000000, 16,
 		NULL, ANY_ORDER, 0, G(inline_batch), STORE_INT },
@@ -471,6 +471,18 @@ static long cfg_value(const struct orcu_config *cfg, const struct knob_row *k)
 	return k->cfg_type == INT_FIELD ? *(const int *)p : *(const long *)p;
 }
 
+/* A knob's environment variable; ORCU_INPLACE_TAKEOVER_MS is still read
+ * under its old name, with one line. */
+static const char *knob_env(const struct knob_row *k)
+{
+	const char *s = getenv(k->env);
+
+	if (!s && k == &knobs[ORCU__KNOB_TAKEOVER_MS] &&
+	    (s = getenv("ORCU_INLINE_TAKEOVER_MS")))
+		orcu__warn("ORCU_INLINE_TAKEOVER_MS is deprecated: read as ORCU_INPLACE_TAKEOVER_MS");
+	return s;
+}
+
 /*
  * Every row of knobs[], in order: the value from the config if set there
  * (nonzero), else from the environment, else the default; stops at the
@@ -482,7 +494,7 @@ static int knobs_setting(const struct orcu_config *cfg, struct orcu__conf *c)
 {
 	for (int i = 0; i < ORCU__NR_KNOBS; i++) {
 		const struct knob_row *k = &knobs[i];
-		const char *s = getenv(k->env);
+		const char *s = knob_env(k);
 		const char *rule = k->order == BELOW_OTHER ? "be below" : "exceed";
 		long def = k->default_of ? k->default_of(c) : k->def;
 		long max = k->max ? k->max : c->nr_possible;

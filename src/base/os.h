@@ -124,8 +124,10 @@ struct orcu__global {
 	 * groups, so a GP end does not touch every leader's record. */
 	_Atomic uint64_t *leader_gp_wait; /* [(nr_groups + 63) / 64] */
 
-	_Atomic int nr_inline; /* slots not offloaded: 0 skips inline polls */
-	_Atomic int stopping;  /* orcu_shutdown is joining threads: spawn nothing */
+	_Atomic int nr_inplace;          /* slots not attached: 0 skips in-place polls */
+	_Atomic uint64_t *inplace_work;  /* bit per in-place slot with work (serve.c) */
+	_Atomic uint64_t inplace_due_ns; /* the next offer ends (serve.c); 0: none */
+	_Atomic int stopping;            /* orcu_shutdown is joining threads: spawn nothing */
 	/* The server rule's state (serve.c, its only writer but for os.c
 	 * raising degraded when a creation fails). */
 	_Atomic int degraded;            /* a library thread is missing: retry */

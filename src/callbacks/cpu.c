@@ -1,15 +1,17 @@
 /*
  * cpu.c - the CPU model: possible slots, online and offloaded sets, the
  * virtual topology, which slot the calling thread posts to, hotplug
- * (orcu_cpu_online/offline); run-time (de)offloading is the slot's mode
- * (slot.c), set by entry.c.  Calls nocb.c to
+ * (orcu_cpu_online/offline); run-time (de)offloading is entry.c's
+ * (slot.c's offload and attach).  Calls nocb.c to
  * spawn a slot's threads and wake leaders, slot.c to set slots up, and
  * os.c.  Its public calls are in entry.c, which configures and starts the
  * library first.
  *
- * Threads exist only for online slots: a slot's follower (and its group's
- * leader, if the group had none) is spawned when the slot first comes
- * online, never for a slot that is merely possible.
+ * Threads exist only for offloaded online slots: a slot's follower (and
+ * its group's leader, if the group had none) is spawned when an
+ * offloaded slot first comes online (or is offloaded), never for a slot
+ * that is merely possible nor for one in place (ORCU_NOCBS=none starts
+ * none, as a kernel without rcu_nocbs= starts no rcuo thread).
  */
 #include "os.h"
 #include "cpu.h"
@@ -30,15 +32,17 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 	int stride = orcu__g.stride, ngroups = orcu__g.nr_groups;
 
 	size_t nwait = ((size_t)ngroups + 63) / 64;
-	_Atomic uint64_t *gp_wait;
+	_Atomic uint64_t *gp_wait, *work;
 
 	slots = aligned_alloc(ORCU__CACHELINE, sizeof(*slots) * (size_t)nr_possible);
 	leaders = aligned_alloc(ORCU__CACHELINE, sizeof(*leaders) * (size_t)ngroups);
 	gp_wait = calloc(nwait, sizeof(*gp_wait));
-	if (!slots || !leaders || !gp_wait) {
+	work = calloc(((size_t)nr_possible + 63) / 64, sizeof(*work));
+	if (!slots || !leaders || !gp_wait || !work) {
 		free(slots);
 		free(leaders);
 		free(gp_wait);
+		free(work);
 		return -ENOMEM;
 	}
 	orcu__g.slots = slots;
@@ -57,15 +61,15 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 			orcu__slot_init(s, i, orcu__leader_of(i / stride));
 		if (orcu__bit_test(online, i))
 			orcu__slot_set_online(s);
-		/* Born INLINE, counted in nr_inline until offloaded. */
-		orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
-		if (orcu__bit_test(nocbs, i))
-			orcu__slot_set_offloaded(s, true);
+		/* Born in place, counted in nr_inplace until attached. */
+		orcu__fetch_add_relaxed(&orcu__g.nr_inplace, 1);
+		orcu__slot_set_offload(s, orcu__bit_test(nocbs, i));
 	}
 	orcu__g.slot_bytes = sizeof(*slots);
 	orcu__g.slot_lazyq_at = offsetof(struct orcu__slot, post.lazyq);
 	orcu__g.slot0 = &orcu__slot0;
 	orcu__g.leader_gp_wait = gp_wait;
+	orcu__g.inplace_work = work;
 	return 0;
 }
 
@@ -80,10 +84,11 @@ int orcu__cpu_start_slots(void)
 		struct orcu__slot *s = orcu__slot_of(i);
 		int err = 0;
 
-		/* Threads exist for online slots, and for slots that went
-		 * offline with work left (their own threads drain them in
-		 * place). */
-		if (orcu__slot_online(s) || (orcu__slot_ever_online(s) && orcu__slot_has_work(s)))
+		/* Threads exist for offloaded online slots, and for those
+		 * that went offline with work left (their own threads drain
+		 * them). */
+		if (orcu__slot_offloaded(s) &&
+		    (orcu__slot_online(s) || (orcu__slot_ever_online(s) && orcu__slot_has_work(s))))
 			err = orcu__nocb_spawn_slot(s);
 		if (err < 0 && ret == 0)
 			ret = err;
@@ -99,7 +104,7 @@ void orcu__mark_seen(struct orcu__slot *s)
 	pthread_mutex_lock(&orcu__g.lock);
 	if (!orcu__slot_ever_online(s)) {
 		orcu__slot_set_online(s);
-		if (orcu__load_relaxed(&orcu__g.started))
+		if (orcu__load_relaxed(&orcu__g.started) && orcu__slot_offloaded(s))
 			orcu__nocb_spawn_slot(s);
 	}
 	pthread_mutex_unlock(&orcu__g.lock);
@@ -129,15 +134,35 @@ int orcu__cpu_online(int cpu)
 
 	pthread_mutex_lock(&orcu__g.lock);
 	orcu__slot_set_online(s);
-	ret = orcu__nocb_spawn_slot(s);
+	ret = orcu__slot_offloaded(s) ? orcu__nocb_spawn_slot(s) : 0;
+	pthread_mutex_unlock(&orcu__g.lock);
+	return ret;
+}
+
+/* orcu_cpu_offload / orcu_cpu_deoffload (entry.c).  Offloaded: the
+ * slot's threads start (if the library runs and the slot is online) and
+ * its leader scans it.  De-offloaded: the leader no longer scans it and
+ * it is served in place; the caller finds it a server (serve.c point 2).
+ * Under orcu__g.lock, so a spawn or a retry sees the wish. */
+int orcu__cpu_set_offload(int cpu, bool on)
+{
+	struct orcu__slot *s = orcu__slot_of(cpu);
+	int ret = 0;
+
+	pthread_mutex_lock(&orcu__g.lock);
+	orcu__slot_set_offload(s, on);
+	if (!on)
+		orcu__slot_detach(s);
+	else if (orcu__load_relaxed(&orcu__g.started) && orcu__slot_ever_online(s))
+		ret = orcu__nocb_spawn_slot(s);
 	pthread_mutex_unlock(&orcu__g.lock);
 	return ret;
 }
 
 /* orcu_cpu_offline (entry.c): as orcu__cpu_online().  The slot keeps its
  * callbacks and its threads: an offloaded slot's follower goes on
- * draining it, and an inline one is taken over by its threads at once
- * (nocb.c scan_done()); the caller wakes its server. */
+ * draining it, and the GP thread invokes an in-place one's at once, with
+ * no offer (serve.c); the caller wakes its server. */
 int orcu__cpu_offline(int cpu)
 {
 	struct orcu__slot *s = orcu__slot_of(cpu);

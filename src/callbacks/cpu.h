@@ -16,6 +16,7 @@ int orcu__cpu_start_slots(void);
 /* The halves of the public CPU calls that entry.c completes. */
 int orcu__cpu_online(int cpu);
 int orcu__cpu_offline(int cpu);
+int orcu__cpu_set_offload(int cpu, bool on);
 
 /* The slot the calling thread posts to (cpu.c): its library slot, the
  * slot it bound itself to, or the CPU it runs on, read from the rseq area

@@ -1,12 +1,12 @@
 /*
  * nocb.c - callback offloading: one leader thread (orcu-og/N) per group of
- * ORCU_NOCB_STRIDE slots and one follower (orcu-oc/N) per online slot;
- * spawning (only for online slots), both halves of the leader's and the
- * follower's sleep/wake protocol, polling mode, takeover of inline slots.
+ * ORCU_NOCB_STRIDE slots and one follower (orcu-oc/N) per online
+ * offloaded slot; spawning (only for those), both halves of the leader's
+ * and the follower's sleep/wake protocol, polling mode.
  * Calls slot.c to invoke, gp.c to request grace periods, registry.c for
  * membarrier() before a sleep, cblist.c, mpsc.c, config.c for the thread
- * cap, delay.c (debug hooks) and os.c.  gp.c tells it each GP end
- * (orcu__nocb_gp_done(), through orcu__gp_end_hook).
+ * cap, delay.c (debug hooks) and os.c.  serve.c tells it each GP end
+ * (orcu__nocb_gp_done(), from gp.c's orcu__gp_end_hook).
  *
  * Why no callback is left behind.
  *  1. A leader's `sleep` state is ORCU__LEADER_AWAKE (zero) when the
@@ -38,9 +38,9 @@
  *     ORCU_LAZY_MS plus one GP, whoever else posts.
  *  6. A slot is `attached` only once its group's leader exists; a follower
  *     that could not be created leaves invocation to the leader.  A leader
- *     scans and invokes only its own group; a slot nobody scans is served
- *     in place by whoever drives GPs (serve.c rule b).  Callbacks never
- *     move.  With no GP thread, leaders run GPs themselves: those their
+ *     scans and invokes only its own attached slots; a slot nobody scans
+ *     (not offloaded, de-offloaded, its leader missing) is served in place
+ *     (serve.c).  Callbacks never move.  With no GP thread, leaders run GPs themselves: those their
  *     callbacks need, and those orcu_start_poll() asks for on one of
  *     their slots, which forces a wake of the leader (gp.c point 6).
  */
@@ -54,7 +54,6 @@
 #include "gp.h"
 #include "registry.h"
 #include "nocb.h"
-#include "serve.h"
 #include "slot.h"
 #include "trace.h"
 
@@ -141,22 +140,11 @@ bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force)
 	return true;
 }
 
-/* Caller holds s->inv.cb_lock and just made DONE non-empty for the slot's
- * threads: wake the follower, or the leader that scans the slot where
- * there is no follower.  A slot without threads is served in place
- * (serve.c), which takes cb_lock after the flag we raise. */
-void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
+/* Caller holds s->inv.cb_lock and just made DONE non-empty for the
+ * slot's follower (scan_done()). */
+static void wake_follower_locked(struct orcu__slot *s)
 {
 	orcu__slot_assert_locked(s);
-	if (!orcu__load_relaxed(&s->st.has_follower)) {
-		/* Order: none needed for attached; a slot attached later has
-		 * its leader forced awake (serve.c point 2). */
-		if (!orcu__load_relaxed(&s->st.attached) || !orcu__nocb_wake_leader(s->st.leader, true)) {
-			orcu__unserved_raise();
-			orcu__gp_kick();
-		}
-		return;
-	}
 	/* fol.sleep is set under cb_lock by a follower that found no work;
 	 * we hold cb_lock, so it is asleep or will see our DONE.  It
 	 * re-checks the state after preparing its event (follower_main()). */
@@ -167,24 +155,13 @@ void orcu__nocb_wake_follower_locked(struct orcu__slot *s)
 	}
 }
 
-/* An inline invoker ran a batch (entry.c): ready callbacks it left, some
- * perhaps by a thread that found its claim busy, go to the slot's
- * threads. */
-void orcu__nocb_hand_back(struct orcu__slot *s)
-{
-	orcu__slot_lock(s);
-	if (!orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE))
-		orcu__nocb_wake_follower_locked(s);
-	orcu__slot_unlock(s);
-}
-
 /* ------------------------------------------------------------------ */
 /* Leader */
 
 struct scan {
 	bool need_gp, hurry, invoke; /* invoke: flat mode has ready callbacks */
 	unsigned long first, last;   /* GP targets waited for */
-	int64_t timeout_ns;          /* earliest timer (inline takeover, lazy) */
+	int64_t timeout_ns;          /* earliest timer (lazy) */
 };
 
 static void scan_timer(struct scan *sc, int64_t ns)
@@ -194,8 +171,6 @@ static void scan_timer(struct scan *sc, int64_t ns)
 	if (sc->timeout_ns < 0 || ns < sc->timeout_ns)
 		sc->timeout_ns = ns;
 }
-
-static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc);
 
 static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 {
@@ -240,42 +215,14 @@ static void scan_slot(struct orcu__slot *s, uint64_t now, struct scan *sc)
 		if (orcu__load_relaxed(&s->st.hurry))
 			sc->hurry = true;
 	}
-	if (!orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE))
-		scan_done(s, now, sc);
-	orcu__slot_unlock(s);
-}
-
-/* Slot with ready callbacks (under cb_lock): an offloaded, flooded or
- * taken-over slot is its threads' job; an online inline slot gives its
- * own application threads ORCU_INLINE_TAKEOVER_MS first, then is TAKEOVER
- * (slot.h) until its DONE is empty.  An offline inline slot has no
- * application thread to come by: TAKEOVER at once, drained in place. */
-static void scan_done(struct orcu__slot *s, uint64_t now, struct scan *sc)
-{
-	int mode = orcu__load_relaxed(&s->st.mode);
-
-	if (mode == ORCU__SLOT_INLINE && !orcu__load_relaxed(&s->st.hurry)) {
-		if (orcu__slot_online(s)) {
-			if (!orcu__load_relaxed(&s->inv.inline_ready)) {
-				orcu__slot_offer_inline_locked(
-					s, now + (uint64_t)orcu__g.inline_takeover_ms * 1000000ull);
-				scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
-				return;
-			}
-			if (now < s->inv.inline_deadline_ns) {
-				scan_timer(sc, (int64_t)(s->inv.inline_deadline_ns - now));
-				return;
-			}
-		}
-		orcu__slot_take_over_locked(s);
-		orcu__count(takeovers, 1);
-	} else if (mode != ORCU__SLOT_TAKEOVER) {
-		orcu__slot_withdraw_inline_locked(s);
+	/* Ready callbacks: the follower's, or ours where it has none. */
+	if (!orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE)) {
+		if (orcu__load_relaxed(&s->st.has_follower))
+			wake_follower_locked(s);
+		else
+			sc->invoke = true;
 	}
-	if (orcu__load_relaxed(&s->st.has_follower))
-		orcu__nocb_wake_follower_locked(s);
-	else
-		sc->invoke = true;
+	orcu__slot_unlock(s);
 }
 
 static bool group_has_new(struct orcu__leader *l)
@@ -433,14 +380,10 @@ static void *leader_main(void *arg)
 /* ------------------------------------------------------------------ */
 /* Follower */
 
-/* Under cb_lock: is invoking this slot's ready callbacks our job now?
- * Yes unless the mode is INLINE (TAKEOVER is the permission), or flooded. */
+/* Under cb_lock: ready callbacks nobody is invoking. */
 static bool follower_has_work(struct orcu__slot *s)
 {
-	if (s->inv.invoking || orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE))
-		return false;
-	return orcu__load_relaxed(&s->st.mode) != ORCU__SLOT_INLINE ||
-	       orcu__load_relaxed(&s->st.hurry);
+	return !s->inv.invoking && !orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE);
 }
 
 static void *follower_main(void *arg)
@@ -462,7 +405,7 @@ static void *follower_main(void *arg)
 			continue;
 		}
 		/* Set under cb_lock: a waker that makes work for us holds it
-		 * too, clears it, then notifies (orcu__nocb_wake_follower_locked(),
+		 * too, clears it, then notifies (wake_follower_locked(),
 		 * orcu__nocb_request_stop()); neither waits for us. */
 		orcu__slot_follower_sleeping_locked(s);
 		orcu__slot_unlock(s);
@@ -493,8 +436,8 @@ int orcu__nocb_spawn_slot(struct orcu__slot *s)
 	if (orcu__load_relaxed(&orcu__g.stopping))
 		return 0;
 	/* Past ORCU_MAX_THREADS a slot goes without a follower (its leader
-	 * invokes) and a group without a leader (its slots are served in
-	 * place, serve.c rule b). */
+	 * invokes) and a group without a leader (its slots stay in place,
+	 * serve.c). */
 	if (orcu__g.stride != 1 && !orcu__load_relaxed(&s->st.has_follower) &&
 	    orcu__thread_budget_ok()) {
 		snprintf(name, sizeof(name), "orcu-oc/%d", s->st.cpu);

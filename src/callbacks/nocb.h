@@ -55,7 +55,5 @@ void orcu__nocb_join_all(void);                                  /* without it *
 void orcu__nocb_forget_all(void);                                /* under it, or a fork child */
 void orcu__nocb_gp_done(unsigned long seq);                      /* wake leaders waiting for it */
 bool orcu__nocb_wake_leader(struct orcu__leader *l, bool force); /* false: no thread */
-void orcu__nocb_wake_follower_locked(struct orcu__slot *s);      /* under cb_lock */
-void orcu__nocb_hand_back(struct orcu__slot *s);                 /* an inline batch left work */
 
 #endif

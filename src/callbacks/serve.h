@@ -11,27 +11,19 @@
 
 struct orcu__slot;
 
-/* serve.c: the server rule (who serves a slot without threads), the
+/* serve.c: the in-place engine (who serves a slot no leader scans), the
  * start and retry of the threads; above cpu.c and nocb.c. */
-int orcu__serve_start_locked(void);          /* under orcu__g.lock: 0 or -EAGAIN */
-void orcu__retry(bool wait);                 /* stopped: start; degraded: retry if due */
-void orcu__serve_posted(void);               /* work on a slot no leader scans */
-void orcu__serve_kick(struct orcu__slot *s); /* s has work for its server */
-void orcu__serve_waited(void);               /* after an application thread's GP wait */
-void orcu__serve_gp_asked(void);             /* orcu_start_poll() and no GP thread */
-void orcu__serve_after_stop(void);           /* orcu_shutdown(), threads joined */
-void orcu__serve_mark_pending(void);         /* fork child, late configuration */
-void orcu__serve_gp_turn(bool serve);        /* orcu__gp_serve_hook */
-void orcu__safe_point_slow(void);            /* entry.h orcu__quiescent_point() */
-
-/* Work no library thread serves (serve.c rule b), published by the
- * caller and followed by a fence: leave it to a waiter or safe point.
- * Relaxed: the caller's fence and the waiter's, after its exchange, pair. */
-static inline void orcu__unserved_raise(void)
-{
-	if (!orcu__load_relaxed(&orcu__g.unserved))
-		orcu__store_relaxed(&orcu__g.unserved, 1);
-}
+int orcu__serve_start_locked(void);                 /* under orcu__g.lock: 0 or -EAGAIN */
+void orcu__retry(bool wait);                        /* stopped: start; degraded: retry if due */
+void orcu__serve_posted(struct orcu__slot *s);      /* work on s, which no leader scans */
+void orcu__serve_kick(struct orcu__slot *s);        /* s has work for its server */
+void orcu__serve_after_batch(struct orcu__slot *s); /* a batch at a quiescent point left work */
+void orcu__serve_waited(void);                      /* after an application thread's GP wait */
+void orcu__serve_gp_asked(void);                    /* orcu_start_poll() and no GP thread */
+void orcu__serve_after_stop(void);                  /* orcu_shutdown(), threads joined */
+void orcu__serve_mark_pending(void);                /* fork child, late configuration */
+void orcu__serve_gp_turn(bool serve);               /* orcu__gp_serve_hook */
+void orcu__safe_point_slow(void);                   /* entry.h orcu__quiescent_point() */
 
 /* Threads are missing, or work waits for a waiter (serve.c): two relaxed
  * loads of words nobody writes while the threads run. */

@@ -69,7 +69,8 @@
  *     take reads their counts first, then takes the shared queue.
  *
  * The slot's named states (slot.h) change only here, each transition
- * checked: lifecycle under orcu__g.lock, invoker mode under cb_lock.  So
+ * checked: lifecycle and attachment under orcu__g.lock, the offer under
+ * cb_lock.  So
  * does every other slot word (slot.h's table says who calls what), and
  * ORCU_DEBUG builds check the table's rules at each cb_lock unlock
  * (orcu__slot_check_at()).
@@ -101,7 +102,7 @@ struct orcu__leader orcu__leader0 = { .nslots = 1 };
 struct orcu__slot orcu__slot0 = {
 	.post = { .newq = { .tail = &orcu__slot0.post.newq.head },
 		  .lazyq = { .tail = &orcu__slot0.post.lazyq.head } },
-	/* CPU 0, NEVER_ONLINE, INLINE: zeros. */
+	/* CPU 0, NEVER_ONLINE, in place: zeros. */
 	.st = { .leader = &orcu__leader0 },
 	.inv = { .cb_lock = PTHREAD_MUTEX_INITIALIZER,
 		 .cbl = { .tails = { [0 ... ORCU__CBL_NSEGS - 1] = &orcu__slot0.inv.cbl.head } } },
@@ -116,7 +117,7 @@ void orcu__slot_init(struct orcu__slot *s, int cpu, struct orcu__leader *leader)
 	orcu__mpsc_init(&s->post.lazyq);
 	pthread_mutex_init(&s->inv.cb_lock, NULL);
 	orcu__cblist_init(&s->inv.cbl);
-	/* NEVER_ONLINE, INLINE: zeros, as for slot 0. */
+	/* NEVER_ONLINE, in place: zeros, as for slot 0. */
 }
 
 void orcu__slot_lock_bug(const struct orcu__slot *s, const char *file, int line,
@@ -132,12 +133,11 @@ __attribute__((noreturn)) static void rule_broken(const struct orcu__slot *s, co
 						  const char *rule)
 {
 	orcu__die("%s:%d: CPU %d's slot breaks %s (slot.h) at cb_lock unlock: life %d "
-		  "mode %d DONE %s inline_ready %d invoking %d rest %p in_chain %d "
+		  "DONE %s offered %d invoking %d rest %p in_chain %d "
 		  "fol.sleep %d fol.stop %d",
-		  file, line, s->st.cpu, rule,
-		  orcu__load_relaxed(&s->st.life), orcu__load_relaxed(&s->st.mode),
+		  file, line, s->st.cpu, rule, orcu__load_relaxed(&s->st.life),
 		  orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE) ? "empty" : "non-empty",
-		  orcu__load_relaxed(&s->inv.inline_ready), s->inv.invoking,
+		  orcu__load_relaxed(&s->inv.offered_ns) != 0, s->inv.invoking,
 		  (void *)orcu__load_relaxed(&s->inv.rest),
 		  orcu__load_relaxed(&s->inv.in_chain), orcu__load_relaxed(&s->fol.sleep),
 		  orcu__load_relaxed(&s->fol.stop));
@@ -152,36 +152,27 @@ __attribute__((noreturn)) static void rule_broken(const struct orcu__slot *s, co
 /*
  * slot.h's table, its [Cn] rules, with cb_lock held (the caller's
  * unlock).  Only words that change under cb_lock are tied together here,
- * or a word written without it that the rule allows either way:
- * inline_ready is cleared without cb_lock (0 breaks nothing), in_chain
- * and rest are written without it only by the claimer, while
- * invoking is 1, and life only leaves NEVER_ONLINE.  Relaxed loads: the
- * lock orders what its holders wrote.
+ * or a word written without it that the rule allows either way: in_chain
+ * and rest are written without it only by the claimer, while invoking
+ * is 1, and life only leaves NEVER_ONLINE.  Relaxed loads: the lock
+ * orders what its holders wrote.
  */
 void orcu__slot_check_at(const struct orcu__slot *s, const char *file, int line)
 {
 	int life = orcu__load_relaxed(&s->st.life);
-	int mode = orcu__load_relaxed(&s->st.mode);
 	bool done = !orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE);
-	int ready = orcu__load_relaxed(&s->inv.inline_ready);
+	bool offered = orcu__load_relaxed(&s->inv.offered_ns) != 0;
 	int sleep = orcu__load_relaxed(&s->fol.sleep);
 
 	RULE(life == ORCU__SLOT_NEVER_ONLINE || life == ORCU__SLOT_ONLINE ||
 		     life == ORCU__SLOT_OFFLINE,
 	     "[C1] life is a named state");
-	RULE(mode == ORCU__SLOT_INLINE || mode == ORCU__SLOT_TAKEOVER ||
-		     mode == ORCU__SLOT_OFFLOADED,
-	     "[C1] mode is a named state");
-	RULE(mode != ORCU__SLOT_TAKEOVER || done, "[C2] TAKEOVER => DONE non-empty");
 	RULE(s->inv.invoking == 0 || s->inv.invoking == 1, "[C3] invoking is 0 or 1");
 	RULE(s->inv.invoking || !orcu__load_relaxed(&s->inv.rest),
 	     "[C3] !invoking => rest == NULL");
 	RULE(s->inv.invoking || !orcu__load_relaxed(&s->inv.in_chain),
 	     "[C4] in_chain => invoking");
-	RULE(!ready || mode != ORCU__SLOT_OFFLOADED, "[C5] inline_ready => mode != OFFLOADED");
-	RULE(!ready || done, "[C5] inline_ready => DONE non-empty");
-	RULE(!ready || life != ORCU__SLOT_NEVER_ONLINE,
-	     "[C5] inline_ready => life != NEVER_ONLINE");
+	RULE(!offered || done, "[C5] offered_ns => DONE non-empty");
 	RULE(sleep == ORCU__FOLLOWER_AWAKE || sleep == ORCU__FOLLOWER_SLEEPING,
 	     "[C6] fol.sleep is AWAKE or SLEEPING");
 	RULE(sleep != ORCU__FOLLOWER_SLEEPING || !orcu__load_relaxed(&s->fol.stop),
@@ -211,53 +202,43 @@ void orcu__slot_set_offline(struct orcu__slot *s)
 	orcu__store_relaxed(&s->st.life, ORCU__SLOT_OFFLINE);
 }
 
-/* nr_inline counts the slots whose mode is not OFFLOADED. */
-void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to)
-{
-	int from = orcu__load_relaxed(&s->st.mode);
-
-	orcu__slot_assert_locked(s);
-	ORCU__BUG_ON(from == (int)to);
-	ORCU__BUG_ON(from == ORCU__SLOT_OFFLOADED && to == ORCU__SLOT_TAKEOVER);
-	if (from == ORCU__SLOT_OFFLOADED)
-		orcu__fetch_add_relaxed(&orcu__g.nr_inline, 1);
-	else if (to == ORCU__SLOT_OFFLOADED)
-		orcu__fetch_sub_relaxed(&orcu__g.nr_inline, 1);
-	/* Order: cb_lock; readers without it (orcu__inline_poll_slow(), nocb.c)
-	 * only take a hint and claim callbacks under cb_lock. */
-	orcu__store_relaxed(&s->st.mode, (int)to);
-}
-
-/* DONE is empty (or gone): nothing is left for inline invokers, and a
- * takeover ends.  Under cb_lock. */
+/* DONE is empty (or gone): an offer to the application threads ends.
+ * Under cb_lock. */
 static void done_drained_locked(struct orcu__slot *s)
 {
-	orcu__store_relaxed(&s->inv.inline_ready, 0);
-	if (orcu__load_relaxed(&s->st.mode) == ORCU__SLOT_TAKEOVER)
-		orcu__slot_set_mode_locked(s, ORCU__SLOT_INLINE);
+	orcu__store_relaxed(&s->inv.offered_ns, 0);
 }
 
-/* orcu_cpu_offload / orcu_cpu_deoffload.  The caller wakes the leader,
- * which re-decides who invokes the slot's ready callbacks.  The offer to
- * inline invokers is withdrawn (already 0 when deoffloading: [C5]). */
-void orcu__slot_set_offloaded(struct orcu__slot *s, bool on)
+/* ORCU_NOCBS at setup, orcu_cpu_offload / orcu_cpu_deoffload: whether
+ * the slot's threads are wanted; the caller spawns them, or detaches the
+ * slot.  Order: none needed; it changes under orcu__g.lock, which every
+ * reader that acts on it holds (stats take a snapshot). */
+void orcu__slot_set_offload(struct orcu__slot *s, bool on)
 {
-	orcu__slot_lock(s);
-	if (on != orcu__slot_offloaded(s)) {
-		orcu__slot_set_mode_locked(s, on ? ORCU__SLOT_OFFLOADED : ORCU__SLOT_INLINE);
-		orcu__store_relaxed(&s->inv.inline_ready, 0);
-	}
-	orcu__slot_unlock(s);
+	orcu__store_relaxed(&s->st.offload, on);
 }
 
 /* Its group's leader runs (it may just have been created).  Order: none
  * needed for attached; it changes under orcu__g.lock and publishes
  * nothing.  A poster that reads it only chooses between the leader's scan
- * and the server rule, and either finds its callback (serve.c point 2). */
+ * and the server rule, and either finds its callback (serve.c points 1
+ * and 2).  nr_inplace counts the slots that are not attached. */
 void orcu__slot_attach(struct orcu__slot *s)
 {
 	ORCU__BUG_ON(!orcu__load_relaxed(&s->st.leader->exists));
+	if (!orcu__load_relaxed(&s->st.attached))
+		orcu__fetch_sub_relaxed(&orcu__g.nr_inplace, 1);
 	orcu__store_relaxed(&s->st.attached, 1);
+}
+
+/* The leader stops scanning s (orcu_cpu_deoffload, as the kernel's
+ * de-offload): s is served in place from now on; the caller finds it a
+ * server (serve.c point 2).  Its threads stay, idle. */
+void orcu__slot_detach(struct orcu__slot *s)
+{
+	if (orcu__load_relaxed(&s->st.attached))
+		orcu__fetch_add_relaxed(&orcu__g.nr_inplace, 1);
+	orcu__store_seq_cst(&s->st.attached, 0);
 }
 
 /* After orcu_shutdown()'s joins, or in a fork child (nocb.c
@@ -266,10 +247,7 @@ void orcu__slot_forget_threads(struct orcu__slot *s)
 {
 	/* Release, as every store of has_follower; nothing is published. */
 	orcu__store_release(&s->st.has_follower, 0);
-	orcu__store_relaxed(&s->st.attached, 0);
-	/* Relaxed, without cb_lock: it only clears a hint, which every rule
-	 * allows (slot.h). */
-	orcu__store_relaxed(&s->inv.inline_ready, 0);
+	orcu__slot_detach(s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -293,7 +271,7 @@ void orcu__slot_follower_started(struct orcu__slot *s, pthread_t tid)
 }
 
 /* The follower, under cb_lock, found no work: it sleeps on fol.wake until
- * a waker that holds cb_lock clears it (orcu__nocb_wake_follower_locked(),
+ * a waker that holds cb_lock clears it (wake_follower_locked() in nocb.c,
  * orcu__slot_follower_stop()); neither waits for it. */
 void orcu__slot_follower_sleeping_locked(struct orcu__slot *s)
 {
@@ -301,7 +279,7 @@ void orcu__slot_follower_sleeping_locked(struct orcu__slot *s)
 	orcu__store_relaxed(&s->fol.sleep, ORCU__FOLLOWER_SLEEPING);
 }
 
-/* Under cb_lock: a waker (orcu__nocb_wake_follower_locked()) claims a
+/* Under cb_lock: a waker (wake_follower_locked() in nocb.c) claims a
  * sleeping follower; true if it must notify it. */
 bool orcu__slot_follower_claim_locked(struct orcu__slot *s)
 {
@@ -333,29 +311,20 @@ void orcu__slot_set_lazy_armed_locked(struct orcu__slot *s, bool armed)
 	orcu__store_relaxed(&s->inv.lazy_armed, armed);
 }
 
-/* An online INLINE slot's ready callbacks are offered to its application
- * threads until deadline_ns; then the follower takes over. */
-void orcu__slot_offer_inline_locked(struct orcu__slot *s, uint64_t deadline_ns)
+/* In place (serve.c): the ready callbacks are offered to the slot's
+ * application threads from now on, unless they were already; returns
+ * when the offer was made, 0 if nothing is ready.  Order: none needed; a
+ * hint, and an invoker claims the callbacks under cb_lock. */
+uint64_t orcu__slot_offer_locked(struct orcu__slot *s, uint64_t now)
 {
-	orcu__slot_assert_locked(s);
-	s->inv.inline_deadline_ns = deadline_ns;
-	/* Order: none needed; a hint, and the inline invoker claims the
-	 * callbacks under cb_lock. */
-	orcu__store_relaxed(&s->inv.inline_ready, 1);
-}
+	uint64_t at = orcu__load_relaxed(&s->inv.offered_ns);
 
-/* The offer is withdrawn: an offloaded or flooded slot is its threads'. */
-void orcu__slot_withdraw_inline_locked(struct orcu__slot *s)
-{
 	orcu__slot_assert_locked(s);
-	orcu__store_relaxed(&s->inv.inline_ready, 0);
-}
-
-/* INLINE -> TAKEOVER: the deadline passed, or the slot is offline. */
-void orcu__slot_take_over_locked(struct orcu__slot *s)
-{
-	orcu__slot_set_mode_locked(s, ORCU__SLOT_TAKEOVER);
-	orcu__fetch_add_relaxed(&s->cnt.n_takeover, 1);
+	if (orcu__cblist_seg_empty(&s->inv.cbl, ORCU__CBL_DONE))
+		return 0;
+	if (!at)
+		orcu__store_relaxed(&s->inv.offered_ns, at = now);
+	return at;
 }
 
 /* ------------------------------------------------------------------ */
@@ -712,10 +681,9 @@ static void invoke_chain(struct orcu__slot *s, struct orcu_head *chain)
  * all) ready callbacks on this thread, again while more are ready and
  * there is no limit.  Returns how many were invoked; 0 if none were ready
  * or another thread holds the claim.  The caller holds no library lock.
- * A limit is an inline batch (entry.c; ORCU_INLINE_BATCH is at least 1),
- * counted in n_inline.  With a limit, a thread that found the claim busy
- * left its work to us: the caller hands what is left to the slot's
- * threads (orcu__nocb_hand_back()).
+ * A limit is an in-place batch at a quiescent point (entry.c;
+ * ORCU_INLINE_BATCH is at least 1), counted in n_inline; what it leaves
+ * stays offered, and the GP thread takes it at the offer's end (serve.c).
  */
 long orcu__slot_invoke_done(struct orcu__slot *s, long limit)
 {
@@ -729,7 +697,7 @@ long orcu__slot_invoke_done(struct orcu__slot *s, long limit)
 		orcu__slot_unlock(s);
 		return 0;
 	}
-	/* An application thread serving callbacks (inline, or waiting) is
+	/* An application thread serving callbacks (in place, or waiting) is
 	 * not cancelled while it holds the claim: a callback at a
 	 * cancellation point would unwind it with the slot claimed for ever.
 	 * A cancel waits for the thread's next cancellation point after. */

@@ -43,29 +43,22 @@
  *                      g.lock, or before publication) --online--> ONLINE
  *                                                     <--online/offline-->
  *                                                     OFFLINE; never back
- * st.mode            set_mode_locked (cb_lock):       [C1] one of the three.
- *                    INLINE -> TAKEOVER:              [C2] TAKEOVER => DONE
- *                      take_over_locked (nocb.c       non-empty
- *                      scan_done: deadline passed, or
- *                      offline)
- *                    TAKEOVER -> INLINE:
- *                      done_drained_locked
- *                      (invoke_done, fork child)
- *                    INLINE, TAKEOVER -> OFFLOADED ->
- *                      INLINE: set_offloaded (cpu.c
- *                      setup, entry.c)
+ * st.offload         set_offload (entry.c             0 or 1: the slot's threads
+ *                      orcu_cpu_(de)offload, cpu.c    are wanted (ORCU_NOCBS)
+ *                      setup; g.lock)
  * st.attached        1: attach (nocb.c spawn; g.lock) attached =>
- *                    0: forget_threads (nocb.c        leader->exists (whenever
- *                      forget_all; g.lock or fork     g.lock is free)
- *                      child)
+ *                    0: detach (entry.c deoffload;    leader->exists (whenever
+ *                      g.lock), forget_threads        g.lock is free);
+ *                      (nocb.c forget_all; g.lock or  !attached: in place
+ *                      fork child)                    (serve.c)
  * st.has_follower    1: follower_started (nocb.c      does not imply attached:
  * st.follower_tid      spawn; g.lock)                 a follower whose leader
  *                    0: forget_threads                could not be created
  * st.orphan_reported report_orphan (xchg, no lock)    0 -> 1, once
- * st.hurry           1: raise_hurry (call.c, posters  any, with any mode (racy
- *                      past qhimark; no lock)         both ways): its threads
- *                    0: note_invoked (invokers, under invoke whatever the mode
- *                      qlowmark; no lock)
+ * st.hurry           1: raise_hurry (call.c, posters  any (racy both ways):
+ *                      past qhimark; no lock)         in place, the GP thread
+ *                    0: note_invoked (invokers, under invokes at once and
+ *                      qlowmark; no lock)             makes no offer
  * inv.cbl            splice_new_locked,               cblist.h's invariants
  *                      advance_locked,                (check_list)
  *                      entrain_marker, invoke_done,
@@ -76,14 +69,11 @@
  * inv.in_chain         (cb_lock); invoke_chain (rest  (a claimer is in a chain
  *                      per callback, in_chain per     only while it holds the
  *                      chain; no lock); fork child    claim)
- * inv.inline_ready   1: offer_inline_locked (nocb.c   [C5] inline_ready => mode
- * inv.inline_          scan_done: INLINE, online,     != OFFLOADED, DONE
- *   deadline_ns        !hurry; cb_lock)               non-empty and life !=
- *                    0: withdraw_inline_locked        NEVER_ONLINE.  The clear
- *                      (scan_done),                   without cb_lock only
- *                      done_drained_locked,           makes it 0, which every
- *                      set_offloaded (cb_lock);       rule allows
- *                      forget_threads (no lock)
+ * inv.offered_ns     now: offer_locked (serve.c, the  [C5] offered_ns =>
+ *                      GP thread's turn; cb_lock)     DONE non-empty
+ *                    0: done_drained_locked
+ *                      (invoke_done, fork child;
+ *                      cb_lock)
  * inv.n_listed       splice_new_locked,               only grows; >= started
  *                      entrain_marker (cb_lock)
  * inv.started        invoke_chain (the claimer, per   the place of the last
@@ -116,23 +106,19 @@
  * cnt.n_invoked      note_invoked (callbacks, not     statistics
  *                      markers)
  * cnt.n_inline       invoke_done (what n_invoked      statistic
- *                      gained over an inline chain)
- * cnt.n_takeover     take_over_locked                 statistic
+ *                      gained over an in-place batch
+ *                      at a quiescent point)
  * cnt.drain          notified by note_invoked; waited -
  *                      on by orcu_wait_backlog
  *                      (call.c)
  *
- * Invoker modes: who invokes the slot's ready callbacks.
- *   INLINE     application threads at their quiescent points; the leader
- *              gives them ORCU_INLINE_TAKEOVER_MS (none while the slot is
- *              offline: no application thread comes by), then TAKEOVER.
- *   TAKEOVER   an inline slot whose ready callbacks the slot's threads may
- *              invoke too (the permission the follower checks); back to
- *              INLINE once DONE is empty.
- *   OFFLOADED  the slot's threads (orcu_cpu_offload, ORCU_NOCB_CPUS).
- * A slot that is not attached is served in place by serve.c's rule.  A
- * slot past ORCU_QHIMARK is `hurry`: its threads invoke whatever the mode.
- * Callbacks never leave their slot.
+ * Who invokes.  An attached slot: its follower (its leader where it has
+ * none).  A slot in place (not attached: not offloaded, de-offloaded, its
+ * threads could not be created, never online, a fork child, a stopped
+ * library): serve.c's one rule, the slot's application threads at their
+ * quiescent points first (a batch of what the GP thread offered), then
+ * the GP thread after ORCU_INPLACE_TAKEOVER_MS, and waiters.  Callbacks
+ * never leave their slot.
  */
 #ifndef ORCU_SLOT_H
 #define ORCU_SLOT_H
@@ -147,12 +133,6 @@ enum orcu__slot_life {
 	ORCU__SLOT_NEVER_ONLINE,
 	ORCU__SLOT_ONLINE,
 	ORCU__SLOT_OFFLINE,
-};
-
-enum orcu__slot_mode {
-	ORCU__SLOT_INLINE,
-	ORCU__SLOT_TAKEOVER,
-	ORCU__SLOT_OFFLOADED,
 };
 
 /* One CPU slot: one sub-struct per owner and lock, each field saying who
@@ -182,8 +162,8 @@ struct orcu__slot {
 		 * removed; a queue outlives its owner and serves the next one. */
 		struct orcu__postq *_Atomic postqs;
 		_Atomic int life;            /* enum orcu__slot_life; under orcu__g.lock */
-		_Atomic int mode;            /* enum orcu__slot_mode; under cb_lock */
-		_Atomic int attached;        /* its leader scans it (threads exist) */
+		_Atomic int offload;         /* its threads are wanted (ORCU_NOCBS); under orcu__g.lock */
+		_Atomic int attached;        /* its leader scans it; else in place */
 		_Atomic int has_follower;    /* follower thread exists */
 		_Atomic int orphan_reported; /* served-without-threads report printed (serve.c) */
 		/* flood: over qhimark (posters set it), cleared under qlowmark
@@ -199,12 +179,14 @@ struct orcu__slot {
 		 * Present in every build so the layout does not depend on it. */
 		void *_Atomic cb_owner;
 		struct orcu__cblist cbl;
-		uint64_t inline_deadline_ns; /* leader: when the follower takes over */
-		int invoking;                /* a thread is invoking a chain taken from DONE */
+		int invoking; /* a thread is invoking a chain taken from DONE */
 		/* its leader's last scan (under cb_lock) saw lazy callbacks and
 		 * armed a timer; read by that leader's re-scan */
 		_Atomic int lazy_armed;
-		_Atomic int inline_ready; /* leader sets, inline invoker clears */
+		/* In place: when the GP thread offered DONE to the slot's
+		 * application threads (0: no offer); it takes what is left
+		 * ORCU_INPLACE_TAKEOVER_MS later (serve.c). */
+		_Atomic uint64_t offered_ns;
 		/* The entries of the chain being invoked that the claimer has
 		 * not started: set at the claim, then before each callback; a
 		 * fork child puts them back (slot.c point 3). */
@@ -236,7 +218,6 @@ struct orcu__slot {
 		_Atomic long n_done; /* invokers +n after invoking (release) */
 		_Atomic uint64_t n_invoked;
 		_Atomic uint64_t n_inline;
-		_Atomic uint64_t n_takeover;
 		/* orcu_wait_backlog(): callers sleep on it until the slot drains;
 		 * invokers notify it after each batch below qhimark (slot.c) */
 		struct orcu__event drain;
@@ -335,7 +316,12 @@ static inline bool orcu__slot_ever_online(struct orcu__slot *s)
 
 static inline bool orcu__slot_offloaded(struct orcu__slot *s)
 {
-	return orcu__load_relaxed(&s->st.mode) == ORCU__SLOT_OFFLOADED;
+	return orcu__load_relaxed(&s->st.offload);
+}
+
+static inline bool orcu__slot_attached(struct orcu__slot *s)
+{
+	return orcu__load_relaxed(&s->st.attached);
 }
 
 /*
@@ -442,11 +428,11 @@ void orcu__slot_init(struct orcu__slot *s, int cpu, struct orcu__leader *leader)
 /* Lifecycle, under orcu__g.lock (or before the slots are published). */
 void orcu__slot_set_online(struct orcu__slot *s);
 void orcu__slot_set_offline(struct orcu__slot *s);
-/* Invoker mode, under cb_lock.  An illegal transition is a bug. */
-void orcu__slot_set_mode_locked(struct orcu__slot *s, enum orcu__slot_mode to);
-void orcu__slot_set_offloaded(struct orcu__slot *s, bool on);
-/* Threads, under orcu__g.lock (or in a fork child). */
+/* Threads wanted, attached or in place: under orcu__g.lock (or in a fork
+ * child). */
+void orcu__slot_set_offload(struct orcu__slot *s, bool on);
 void orcu__slot_attach(struct orcu__slot *s);
+void orcu__slot_detach(struct orcu__slot *s);
 void orcu__slot_forget_threads(struct orcu__slot *s);
 /* The follower's record (nocb.c runs the thread) */
 void orcu__slot_follower_reset(struct orcu__slot *s);
@@ -456,9 +442,8 @@ bool orcu__slot_follower_claim_locked(struct orcu__slot *s);
 void orcu__slot_follower_stop(struct orcu__slot *s);
 /* The leader's decisions, under cb_lock */
 void orcu__slot_set_lazy_armed_locked(struct orcu__slot *s, bool armed);
-void orcu__slot_offer_inline_locked(struct orcu__slot *s, uint64_t deadline_ns);
-void orcu__slot_withdraw_inline_locked(struct orcu__slot *s);
-void orcu__slot_take_over_locked(struct orcu__slot *s);
+/* In place: the GP thread's offer to the slot's application threads */
+uint64_t orcu__slot_offer_locked(struct orcu__slot *s, uint64_t now);
 /* Lists */
 bool orcu__slot_has_new(struct orcu__slot *s);
 void orcu__slot_splice_new_locked(struct orcu__slot *s, bool take_lazy);

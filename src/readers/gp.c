@@ -100,8 +100,8 @@ static struct {
 	_Atomic int running;          /* the thread exists; under orcu__g.lock */
 	_Atomic uint64_t cpu_past_ns; /* CPU time of GP threads that have exited */
 	_Atomic int clock;            /* enum gp_clock: may tid's clock be read */
-	/* 1 while the thread serves slots without threads (serve.c): their
-	 * callbacks may run long, so requesters run GPs themselves. */
+	/* 1 while the thread runs in-place slots' callbacks (serve.c):
+	 * they may run long, so requesters run GPs themselves. */
 	_Atomic int serving;
 } thr;
 
@@ -130,6 +130,14 @@ bool orcu__gp_thread_running(void)
 	 * and orcu__gp_stop_thread().  Relaxed on serving: either answer is
 	 * safe, the thread serves the GPs asked for once it is back. */
 	return orcu__load_acquire(&thr.running) != 0 && !orcu__load_relaxed(&thr.serving);
+}
+
+/* The GP thread runs callbacks of an in-place slot (serve.c), which may
+ * take long: meanwhile it counts as not running.  Relaxed, as in
+ * orcu__gp_thread_running(). */
+void orcu__gp_thread_serving(bool on)
+{
+	orcu__store_relaxed(&thr.serving, on);
 }
 
 static void wake_gp_thread(bool batch)
@@ -479,20 +487,24 @@ static void gp_thread_exit(void)
 }
 
 /* The server rule's turn (serve.c): work was left for a server
- * (`unserved`, which serve.c clears and serves), or missing threads are
- * due for a retry.
- * Returns 0 for "now", else how long until a retry is due (-1: never).
+ * (`unserved`, which serve.c clears and serves), an in-place offer ends
+ * (orcu__g.inplace_due_ns, written by this thread's turns), or missing
+ * threads are due for a retry.
+ * Returns 0 for "now", else how long until one is due (-1: never).
  * Order: none needed; serve.c decides again. */
 static int64_t serve_due_ns(void)
 {
-	uint64_t now, at;
+	uint64_t now, at, offer = orcu__load_relaxed(&orcu__g.inplace_due_ns);
+	bool degraded = orcu__load_relaxed(&orcu__g.degraded);
 
 	if (orcu__load_relaxed(&orcu__g.unserved))
 		return 0;
-	if (!orcu__load_relaxed(&orcu__g.degraded))
+	if (!degraded && !offer)
 		return -1;
+	at = degraded ? orcu__load_relaxed(&orcu__g.retry_after_ns) : offer;
+	if (offer && offer < at)
+		at = offer;
 	now = orcu__now_ns();
-	at = orcu__load_relaxed(&orcu__g.retry_after_ns);
 	return at <= now ? 0 : (int64_t)(at - now);
 }
 
@@ -512,9 +524,7 @@ static void *gp_thread_main(void *arg)
 		int64_t serve = serve_due_ns();
 
 		if (serve == 0) {
-			orcu__store_relaxed(&thr.serving, 1);
 			serve_turn(true);
-			orcu__store_relaxed(&thr.serving, 0);
 			if (orcu__tls.retired)
 				break;
 			serve = serve_due_ns();
@@ -548,8 +558,9 @@ static void *gp_thread_main(void *arg)
 			orcu__store_relaxed(&req.sleeping, GP_AWAKE);
 			continue;
 		}
-		/* Idle means idle, except while threads are missing: then we
-		 * wake when their retry is due (serve.c point 3). */
+		/* Idle means idle, except while threads are missing or an
+		 * in-place offer runs: then we wake when the retry is due or
+		 * the offer ends (serve.c points 3 and 4). */
 		if (serve > 0 && (!batch || serve < batch))
 			batch = serve;
 		orcu__event_wait(&req.wake, ticket, batch ? batch : -1);

@@ -40,9 +40,10 @@ bool orcu__gp_run_requested(void);
  * until gp_seq reaches target.  The caller may block. */
 void orcu__gp_drive(unsigned long target, bool hurry);
 bool orcu__gp_thread_running(void);
-void orcu__gp_kick(void);             /* wake the GP thread (serve.c has work) */
-void orcu__gp_set_unbatched(bool on); /* a barrier waits: no batch window */
-unsigned long orcu__gp_snap(void);    /* fence, then the end of the next GP */
+void orcu__gp_thread_serving(bool on); /* the GP thread runs callbacks (serve.c) */
+void orcu__gp_kick(void);              /* wake the GP thread (serve.c has work) */
+void orcu__gp_set_unbatched(bool on);  /* a barrier waits: no batch window */
+unsigned long orcu__gp_snap(void);     /* fence, then the end of the next GP */
 uint64_t orcu__gp_thread_cpu_ns(void);
 int orcu__gp_start_thread(void);
 void orcu__gp_stop_thread(void);

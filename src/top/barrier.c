@@ -181,7 +181,7 @@ int orcu__barrier_timed(int64_t deadline_ns)
 			}
 			/* The last marker's invoker wakes us (barrier_count_down());
 			 * if no thread can run it, the timeout lets us serve
-			 * (serve.c rule b). */
+			 * (serve.c, in place). */
 			if (orcu__event_wait(&barrier_done, ticket, left) == -ETIMEDOUT)
 				orcu__serve_waited();
 		}

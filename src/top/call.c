@@ -154,7 +154,7 @@ static void postq_posted(struct orcu__slot *s, unsigned long posted, bool claime
 	 * callback a server. */
 	if (orcu__unlikely(orcu__load_relaxed(&l->sleep) == ORCU__LEADER_SLEEPING) &&
 	    !orcu__nocb_wake_leader(l, false)) {
-		orcu__serve_posted();
+		orcu__serve_posted(s);
 		orcu__retry(true);
 	}
 	if (orcu__unlikely((posted & 63) == 0 || orcu__load_relaxed(&s->st.hurry)))
@@ -289,13 +289,12 @@ static void do_call(struct orcu_head *h, void (*func)(struct orcu_head *),
 	 * callback (serve.c point 2).  Pairs with the fence of that forced
 	 * wake (orcu__nocb_wake_leader()). */
 	if (orcu__unlikely(!orcu__load_seq_cst(&s->st.attached))) {
-		orcu__serve_posted();
+		orcu__serve_posted(s);
 		orcu__retry(true);
 	}
-	/* No inline poll here, even on an inline slot: orcu_call() is not a
-	 * quiescent point, and its caller may hold a lock its callbacks take
-	 * (they run at the thread's quiescent points, or on the slot's
-	 * threads). */
+	/* No in-place poll here: orcu_call() is not a quiescent point, and
+	 * its caller may hold a lock its callbacks take (they run at the
+	 * thread's quiescent points, or on library threads). */
 }
 
 /*

@@ -3,13 +3,14 @@
  * modules below (registry.c, gp.c, cpu.c) where they need what is above
  * them, so that no module calls up.  orcu_init() and the lazy
  * configuration; registration, which starts the library first; the
- * quiescent-point calls, which run an inline slot's ready callbacks and
- * the server rule's safe points; synchronize, after which a waiter serves
- * what no thread can; and the CPU calls.  Calls config.c, registry.c,
- * gp.c, slot.c, cpu.c, serve.c (start, retry, the GP serve hook it
- * installs), nocb.c (the GP end hook, what an inline batch leaves) and
- * os.c.  Called by call.c, barrier.c and lifecycle.c for the
- * configuration and inline polls.
+ * quiescent-point calls, which run a batch of what an in-place slot
+ * offers and the server rule's safe points; synchronize, after which a
+ * waiter serves what no thread can; and the CPU calls.  Calls config.c,
+ * registry.c, gp.c, slot.c, cpu.c, serve.c (start, retry, the GP serve
+ * hook it installs, a server for a de-offloaded slot), nocb.c (the GP end
+ * hook) and os.c.  Called by
+ * call.c, barrier.c and lifecycle.c for the configuration and in-place
+ * polls.
  *
  * A configuration that cannot be applied for want of memory is not
  * replaced by another: orcu__ensure_init() returns -ENOMEM, and the next
@@ -116,10 +117,12 @@ int orcu__ensure_started_slow(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* Inline slots: an application thread at a quiescent point runs a batch
- * (orcu__quiescent_point() in entry.h checks nr_inline first). */
+/* In-place slots: an application thread at a quiescent point runs a
+ * batch of what its slot offers (orcu__quiescent_point() in entry.h
+ * checks nr_inplace first; serve.c makes the offer, and takes what is
+ * left when it ends). */
 
-void orcu__inline_poll_slow(void)
+void orcu__inplace_poll_slow(void)
 {
 	struct orcu__slot *s;
 
@@ -128,11 +131,11 @@ void orcu__inline_poll_slow(void)
 	if (!orcu__load_acquire(&orcu__g.started))
 		return;
 	s = orcu__current_slot();
-	if (orcu__likely(!orcu__load_relaxed(&s->inv.inline_ready)) ||
+	if (orcu__likely(!orcu__load_relaxed(&s->inv.offered_ns)) ||
 	    !orcu__slot_safe_to_invoke_here())
 		return;
 	if (orcu__slot_invoke_done(s, orcu__g.inline_batch))
-		orcu__nocb_hand_back(s);
+		orcu__serve_after_batch(s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -197,7 +200,7 @@ void orcu_thread_offline(void)
 {
 	int saved = errno;
 
-	/* Ready inline callbacks run first, while a GP still waits for us:
+	/* Offered callbacks run first, while a GP still waits for us:
 	 * once offline, a callback's own read-side section would not be. */
 	orcu__quiescent_point();
 	orcu__qsbr_offline();
@@ -217,7 +220,7 @@ void orcu_thread_online(void)
 /* Grace periods (gp.c) */
 
 /* A GP needs no slot: without memory for them it still runs.  After it,
- * the caller serves what no thread can (serve.c rule b). */
+ * the caller serves what no thread can (serve.c, in place). */
 static void wait_for(unsigned long target, bool hurry)
 {
 	bool was_online;
@@ -305,7 +308,7 @@ static int hotplug(const char *call, int cpu, int (*op)(int cpu))
 	orcu__ensure_started();
 	ret = op(cpu);
 	/* A slot gone offline keeps its callbacks: its server re-decides
-	 * who invokes them (nocb.c scan_done()). */
+	 * who invokes them (serve.c, in place: at once). */
 	if (ret == 0)
 		orcu__serve_kick(orcu__slot_of(cpu));
 	return ret;
@@ -327,10 +330,12 @@ static int set_offload(const char *call, int cpu, bool on)
 
 	if (ret < 0)
 		return ret;
-	orcu__slot_set_offloaded(orcu__slot_of(cpu), on);
-	/* The leader re-decides who invokes this slot's ready callbacks. */
-	orcu__nocb_wake_leader(orcu__slot_of(cpu)->st.leader, true);
-	return 0;
+	orcu__ensure_started();
+	ret = orcu__cpu_set_offload(cpu, on);
+	/* Attached: its leader rescans it; detached: what it holds finds a
+	 * server in place (serve.c point 2). */
+	orcu__serve_kick(orcu__slot_of(cpu));
+	return ret;
 }
 
 int orcu_cpu_offload(int cpu)

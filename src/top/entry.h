@@ -8,10 +8,10 @@
 #include "os.h"
 #include "serve.h"
 
-/* entry.c: first use (configure) and the quiescent-point inline polls. */
+/* entry.c: first use (configure) and the quiescent-point in-place polls. */
 int orcu__ensure_init(void); /* slots exist (no threads): 0 or -ENOMEM */
 int orcu__ensure_started_slow(void);
-void orcu__inline_poll_slow(void);
+void orcu__inplace_poll_slow(void);
 
 /* The GP thread and the slots' threads exist (or were tried): 0, or
  * -EAGAIN.  Pairs with the release store of `started` in
@@ -24,15 +24,15 @@ static inline int orcu__ensure_started(void)
 }
 
 /* What an application thread does for orcu at each of its quiescent
- * points (orcu_quiescent_state(), orcu_thread_online/offline()): its
- * inline slot's ready callbacks (a batch; nothing to do while every slot
- * is offloaded), then the safe point's work: when no GP thread runs, it
- * serves slots without threads and the GPs asked for, and retries
- * missing threads (serve.c rule b). */
+ * points (orcu_quiescent_state(), orcu_thread_online/offline()): a batch
+ * of what its in-place slot offers (nothing to do while every slot is
+ * attached), then the safe point's work: when no GP thread runs, it
+ * serves the in-place slots and the GPs asked for, and retries missing
+ * threads (serve.c). */
 static inline void orcu__quiescent_point(void)
 {
-	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.nr_inline)))
-		orcu__inline_poll_slow();
+	if (orcu__unlikely(orcu__load_relaxed(&orcu__g.nr_inplace)))
+		orcu__inplace_poll_slow();
 	if (orcu__serve_wanted())
 		orcu__safe_point_slow();
 }

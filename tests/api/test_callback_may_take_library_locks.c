@@ -29,7 +29,7 @@ static void topology(const char *nocbs)
 	setenv("ORCU_NOCBS", nocbs, 1);
 	/* Inline callbacks stay with the application thread that polls
 	 * for them; a follower takes over only after this long. */
-	setenv("ORCU_INLINE_TAKEOVER_MS", "2000", 1);
+	setenv("ORCU_INPLACE_TAKEOVER_MS", "2000", 1);
 }
 
 /* Announce the hook runs, wait until main is about to act, let main get

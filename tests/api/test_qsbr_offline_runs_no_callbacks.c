@@ -1,8 +1,8 @@
 /*
- * test_qsbr_offline_runs_no_callbacks - issue: inline callbacks ran on a
+ * test_qsbr_offline_runs_no_callbacks - in-place callbacks ran on a
  * qsbr thread after it went offline, where a callback's own read-side
  * section is not waited for by any GP.  Callbacks must run only in a
- * context a GP waits for.  Inline slots (ORCU_NOCBS=none); the callback
+ * context a GP waits for.  In-place slots (ORCU_NOCBS=none); the callback
  * records any invocation on an offline qsbr thread.  Two paths:
  *  A. a qsbr thread that is offline posts while its slot has ready
  *     callbacks (orcu_call's inline poll);
@@ -62,7 +62,7 @@ static void post_from_other_thread(int first)
 
 static int slot0_ready(void)
 {
-	return atomic_load(&orcu__slot_of(0)->inv.inline_ready) != 0;
+	return atomic_load(&orcu__slot_of(0)->inv.offered_ns) != 0;
 }
 
 int main(void)
@@ -71,7 +71,7 @@ int main(void)
 	setenv("ORCU_NOCBS", "none", 1);
 	/* Long enough that the slot's own threads are the invokers here; a
 	 * barrier at the end is served by the takeover after it. */
-	setenv("ORCU_INLINE_TAKEOVER_MS", "3000", 1);
+	setenv("ORCU_INPLACE_TAKEOVER_MS", "3000", 1);
 	main_thread = pthread_self();
 	CHECK_EQ(orcu_init(NULL), 0);
 	CHECK_EQ(orcu_register_thread_qsbr(), 0);

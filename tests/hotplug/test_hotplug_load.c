@@ -23,7 +23,7 @@ int main(void)
 {
 	setenv("ORCU_CPUS", "possible=8,online=0-3", 1);
 	setenv("ORCU_NOCBS", "0-3,6", 1);
-	setenv("ORCU_INLINE_TAKEOVER_MS", "5", 1);
+	setenv("ORCU_INPLACE_TAKEOVER_MS", "5", 1);
 	load_run(4.0, hotplug_step);
 	TEST_PASS("hotplug_load");
 }

@@ -2,11 +2,12 @@
  * test_offline_without_threads.c - orcu_cpu_offline() refuses only the
  * last online CPU.  The leader of the group {0, 1} cannot be created
  * (pthread_create interposed), so CPUs 0 and 1 are online without
- * threads; CPUs 2 and 3 have them.  All slots are inline.  Taking 2 and
+ * threads; CPUs 2 and 3 have them.  All slots are offloaded (ORCU_NOCBS=none
+ * would start no thread to fail).  Taking 2 and
  * then 3 offline must succeed (3 used to get -EBUSY and "CPU 3 is the
  * last online CPU" with 0 and 1 online, since only a slot with threads
  * counted): 3's callbacks move to a slot without threads and are served
- * from there (in place, serve.c rule b), none lost.  Then 0 goes offline,
+ * from there (in place, serve.c), none lost.  Then 0 goes offline,
  * and 1, the last, is refused with one line saying so.
  */
 #ifndef _GNU_SOURCE
@@ -45,7 +46,7 @@ static int child(void *arg)
 	(void)arg;
 	setenv("ORCU_CPUS", "possible=4,online=0-3", 1);
 	setenv("ORCU_NOCB_STRIDE", "2", 1);      /* groups {0,1} and {2,3} */
-	setenv("ORCU_NOCBS", "none", 1);
+	setenv("ORCU_NOCBS", "all", 1);
 	atomic_store(&refuse, 1);
 	CHILD_CHECK(2, orcu_init(NULL) == -EAGAIN);
 	CHILD_CHECK(3, orcu_thread_bind_cpu(3) == 0);

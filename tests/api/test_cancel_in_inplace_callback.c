@@ -1,5 +1,5 @@
 /*
- * test_cancel_in_inline_callback.c - an application thread cancelled
+ * test_cancel_in_inplace_callback.c - an application thread cancelled
  * (pthread_cancel, deferred) while a callback it runs at its quiescent
  * point sits at a cancellation point.  It used to unwind out of the
  * invocation with the slot's claim still held: no thread invoked that
@@ -59,10 +59,10 @@ int main(void)
 	pthread_t t;
 	double t0;
 
-	test_watchdog("test_cancel_in_inline_callback", 120);
+	test_watchdog("test_cancel_in_inplace_callback", 120);
 	setenv("ORCU_CPUS", "possible=2,online=0-1", 1);
-	setenv("ORCU_NOCBS", "0", 1);            /* slot 1 inline */
-	setenv("ORCU_INLINE_TAKEOVER_MS", "1000", 1);   /* the app thread runs slow_cb */
+	setenv("ORCU_NOCBS", "0", 1);            /* slot 1 in place */
+	setenv("ORCU_INPLACE_TAKEOVER_MS", "1000", 1);   /* the app thread runs slow_cb */
 	CHECK_EQ(pthread_create(&t, NULL, app, NULL), 0);
 	CHECK_WAIT_UNTIL(atomic_load(&slow_in), 30);
 	CHECK_EQ(pthread_cancel(t), 0);
@@ -75,7 +75,7 @@ int main(void)
 	CHECK_EQ(atomic_load(&later_ran), 1);
 	t0 = check_now_s();
 	check_child_ok(check_fork_run(fork_child), "fork child", 30);
-	printf("cancelled inside an inline callback: the callback finished, the slot ran "
+	printf("cancelled inside an in-place callback: the callback finished, the slot ran "
 	       "its next callback, a fork took %.3f s\n", check_now_s() - t0);
-	TEST_PASS("test_cancel_in_inline_callback");
+	TEST_PASS("test_cancel_in_inplace_callback");
 }
