@@ -94,10 +94,18 @@
  *     that registered or posted ends.  Not at exit(): there the image
  *     stays mapped until the process ends, callbacks may need what the
  *     program has already torn down, and a thread still inside orcu
- *     could hold the drain for ever.  exit() runs the atexit handlers
- *     before any ELF destructor, and dlclose() runs an image's
- *     destructors before its atexit handlers: the handler registered
- *     with the fork handlers tells the two apart.  The shim's libraries
+ *     could hold the drain for ever.  The atexit handler registered with
+ *     the fork handlers tells the two apart, and keeps the promise that
+ *     the image stays: exit() runs it before any ELF destructor, and it
+ *     makes the image RTLD_NODELETE, so a dlclose() made by a later
+ *     atexit handler (a host's "unload the plugins", registered before
+ *     it dlopen()ed orcu, runs after ours) neither unmaps it nor runs its
+ *     destructors, which run at the end of exit() and find
+ *     process_exiting set.  dlclose() runs an image's destructors before
+ *     its atexit handlers: the destructor marks the unload first, and
+ *     the handler, run then, does nothing.  An atexit handler registered
+ *     after ours (so run before it) that closes the image unloads it
+ *     fully, drain included.  The shim's libraries
  *     need liborcu, so their destructors run first: theirs asks
  *     orcu__compat_unload_drain() for the same drain, at the same times,
  *     before it joins the shim's own threads.  A thread running
@@ -118,7 +126,9 @@
 #include "free.h"
 #include "lifecycle.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
 
 /* The shim's unload (urcu_abi/common.c) shares point 7's. */
 ORCU_API bool orcu__compat_unload_drain(void);
@@ -298,12 +308,27 @@ const int orcu__lifecycle_linked = 1;
 /* ------------------------------------------------------------------ */
 /* Unload (point 7) */
 
-static _Atomic int process_exiting;
+static _Atomic int process_exiting, unloading;
 
-static void mark_process_exiting(void)
+/* The image this code is in (liborcu.so, or the object that links
+ * liborcu.a) is made RTLD_NODELETE: a later dlclose() leaves it mapped. */
+static void pin_image(void)
 {
-	/* Order: none needed; read by the same thread's destructor. */
+	Dl_info self;
+
+	if (dladdr((void *)(uintptr_t)pin_image, &self) && self.dli_fname)
+		(void)dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+/* exit(), or a dlclose() (its __cxa_finalize() runs this after
+ * orcu__unload()). */
+static void at_exit(void)
+{
+	/* Order: none needed; both are the same thread's, in order. */
+	if (orcu__load_relaxed(&unloading))
+		return;
 	orcu__store_relaxed(&process_exiting, 1);
+	pin_image();
 }
 
 __attribute__((constructor)) static void orcu__init_atfork(void)
@@ -311,8 +336,8 @@ __attribute__((constructor)) static void orcu__init_atfork(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	/* Without the handler an exit could not be told from an unload:
 	 * never drain then (a crash at unload rather than a hung exit). */
-	if (atexit(mark_process_exiting) != 0)
-		mark_process_exiting();
+	if (atexit(at_exit) != 0)
+		orcu__store_relaxed(&process_exiting, 1);
 }
 
 /* At an unload, not at exit: every pending callback has run and every
@@ -333,6 +358,8 @@ bool orcu__compat_unload_drain(void)
 
 __attribute__((destructor)) static void orcu__unload(void)
 {
+	/* Before our atexit handler, which dlclose() runs after us. */
+	orcu__store_relaxed(&unloading, 1);
 	if (!orcu__compat_unload_drain())
 		return;
 	orcu__registry_unload();
