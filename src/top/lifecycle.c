@@ -105,7 +105,17 @@
  *     its atexit handlers: the destructor marks the unload first, and
  *     the handler, run then, does nothing.  An atexit handler registered
  *     after ours (so run before it) that closes the image unloads it
- *     fully, drain included.  The shim's libraries
+ *     fully, drain included.  The drain runs last of the image's
+ *     destructors (priority 101, the first a program may use: the
+ *     linker puts prioritised destructors before the plain ones and
+ *     the one that runs __cxa_finalize(), and they run backwards): a
+ *     plugin that links liborcu.a cleans up in its own destructors or a
+ *     C++ global's (orcu_barrier(), orcu_free(), rcu_retire()), and orcu
+ *     must still run, not start threads again after it stopped them.
+ *     Only a destructor of the same priority 101 may come after it (in
+ *     link order).  With liborcu.so the order is the loader's: a
+ *     plugin's destructors run before those of the libraries it needs.
+ *     The shim's libraries
  *     need liborcu, so their destructors run first: theirs asks
  *     orcu__compat_unload_drain() for the same drain, at the same times,
  *     before it joins the shim's own threads.  A thread running
@@ -321,7 +331,7 @@ static void pin_image(void)
 }
 
 /* exit(), or a dlclose() (its __cxa_finalize() runs this after
- * orcu__unload()). */
+ * unload_begins()). */
 static void at_exit(void)
 {
 	/* Order: none needed; both are the same thread's, in order. */
@@ -356,10 +366,17 @@ bool orcu__compat_unload_drain(void)
 	return true;
 }
 
-__attribute__((destructor)) static void orcu__unload(void)
+/* A plain destructor: it runs before the image's atexit handlers
+ * (point 7). */
+__attribute__((destructor)) static void unload_begins(void)
 {
-	/* Before our atexit handler, which dlclose() runs after us. */
 	orcu__store_relaxed(&unloading, 1);
+}
+
+/* Its last: after every other destructor of the image, a C++ global's
+ * included, any of which may still use orcu (point 7). */
+__attribute__((destructor(101))) static void orcu__unload(void)
+{
 	if (!orcu__compat_unload_drain())
 		return;
 	orcu__registry_unload();
