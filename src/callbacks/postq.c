@@ -301,12 +301,38 @@ static void make_exit_key(void)
 	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
 }
 
+static void free_segs(struct orcu__pseg *seg)
+{
+	for (struct orcu__pseg *next; seg; seg = next) {
+		next = orcu__load_relaxed(&seg->next);
+		free(seg);
+	}
+}
+
 /* The library's image is unloaded (lifecycle.c point 7): a thread that
- * posted must not run thread_exit(), gone with it, when it ends. */
+ * posted must not run thread_exit(), gone with it, when it ends, and
+ * the queues go with the image.  The drain took every head, and no
+ * thread posts any more: a queue's segments are the chain from the
+ * consumer's on, the spares and the owner's free ones. */
 void orcu__postq_unload(void)
 {
+	int n = orcu__load_relaxed(&orcu__g.initialized) ? orcu__g.nr_possible : 1;
+
 	if (exit_key_ok)
 		pthread_key_delete(exit_key);
+	for (int i = 0; i < n; i++) {
+		struct orcu__slot *s = orcu__slot_of(i);
+		struct orcu__postq *q = orcu__load_relaxed(&s->st.postqs), *next;
+
+		for (; q; q = next) {
+			next = q->next;
+			free_segs(q->cseg);
+			free_segs(orcu__load_relaxed(&q->spare));
+			free_segs(q->pfree);
+			free(q);
+		}
+		orcu__store_relaxed(&s->st.postqs, NULL);
+	}
 }
 
 /* Point 4: the queue this thread posts to on s, when its current one is

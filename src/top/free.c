@@ -333,11 +333,19 @@ static void make_key(void)
 
 /* The library's image is unloaded (lifecycle.c point 7): a thread that
  * called orcu_free() or orcu_retire() must not run rec_exit(), gone with
- * it, when it ends.  The unload's drain posted its open batches. */
+ * it, when it ends, and the records go with the image.  The unload's
+ * drain posted and ran every batch and tick: each record ends as at its
+ * thread's exit, its ring's pages and its own freed. */
 void orcu__free_unload(void)
 {
+	struct free_rec *r, *next;
+
 	if (rec_key_made)
 		pthread_key_delete(rec_key);
+	for (r = recs; r; r = next) {
+		next = r->next;
+		rec_exit(r);
+	}
 }
 
 static struct free_rec *rec_new(void)

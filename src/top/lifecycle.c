@@ -4,7 +4,7 @@
  * have it running and to serve what is left, entry.c to start and to
  * bring a qsbr caller back online, then the stop and after-fork entry
  * points of gp.c, nocb.c, slot.c, registry.c, barrier.c, free.c and
- * postcheck.c, the unload entry point of postq.c, and os.c.  Nothing
+ * postcheck.c, the unload entry points of postq.c and cpu.c, and os.c.  Nothing
  * calls it but the liburcu shim's unload (point 7).
  *
  * fork, in one place: the table fork_steps, one row per lock taken or
@@ -89,9 +89,12 @@
  *     an object that links liborcu.a, or the liburcu shim with it), no
  *     thread may still run its code: its destructor shuts orcu down as
  *     orcu_shutdown() does (every pending callback runs, its code still
- *     mapped, then every library thread is joined), and deletes the
- *     keys whose destructors would run the library's code when a thread
- *     that registered or posted ends.  Not at exit(): there the image
+ *     mapped, then every library thread is joined), deletes the keys
+ *     whose destructors would run the library's code when a thread that
+ *     registered or posted ends, and frees what orcu allocated (free.c's
+ *     records and their pages, the posting queues, the slots): nothing
+ *     else can reach it once the image is gone, and a host that loads
+ *     and unloads orcu many times would keep it each time.  Not at exit(): there the image
  *     stays mapped until the process ends, callbacks may need what the
  *     program has already torn down, and a thread still inside orcu
  *     could hold the drain for ever.  The atexit handler registered with
@@ -128,6 +131,7 @@
 #include "registry.h"
 #include "sanitize.h"
 #include "nocb.h"
+#include "cpu.h"
 #include "postq.h"
 #include "serve.h"
 #include "slot.h"
@@ -380,6 +384,7 @@ __attribute__((destructor(101))) static void orcu__unload(void)
 	if (!orcu__compat_unload_drain())
 		return;
 	orcu__registry_unload();
-	orcu__postq_unload();
 	orcu__free_unload();
+	orcu__postq_unload();
+	orcu__cpu_unload();
 }
