@@ -1,11 +1,13 @@
 /*
  * lifecycle.c - the end of the library's lifetime and its copies:
- * orcu_shutdown() and fork.  The top of the engine.  Calls serve.c to
- * have it running and to serve what is left, entry.c to start and to
- * bring a qsbr caller back online, then the stop and after-fork entry
- * points of gp.c, nocb.c, slot.c, registry.c, barrier.c, free.c and
- * postcheck.c, the unload entry points of postq.c and cpu.c, and os.c.  Nothing
- * calls it but the liburcu shim's unload (point 7).
+ * orcu_shutdown(), fork, a thread's exit and the unload.  The top of
+ * the engine.  Calls serve.c to have it running and to serve what is
+ * left, entry.c to start and to bring a qsbr caller back online, then
+ * the stop and after-fork entry points of gp.c, nocb.c, slot.c,
+ * registry.c, barrier.c, free.c and postcheck.c, the exit steps of
+ * registry.c, free.c and postq.c, the unload entry points of postq.c
+ * and cpu.c, and os.c.  Nothing calls it but the liburcu shim's unload
+ * (point 7) and os.c's thread-exit key (point 8).
  *
  * fork, in one place: the table fork_steps, one row per lock taken or
  * state repaired, {name, prepare, parent, child}; the atfork handlers
@@ -124,6 +126,21 @@
  *     before it joins the shim's own threads.  A thread running
  *     inside orcu while its image is unloaded is the program's error,
  *     as for any library.
+ *  8. Thread exit, in one place: the table exit_steps, one row per
+ *     module that keeps state for a thread, run top down by the
+ *     destructor of os.c's one key, which a module arms before it keeps
+ *     such state (os.c says what each does without a key).  Each step
+ *     finds its work in the thread's own records and does nothing when
+ *     there is none.  Order: the reader leaves first (a thread that
+ *     ends inside a read-side section is caught before anything runs
+ *     for it); then free.c posts the open batches and lets go of its
+ *     ring (a deleter run there may post, or read-lock and so register
+ *     again); then postq.c gives back the queues those posts used.  A
+ *     step that arms the key again has the table run again.  The
+ *     table reaches os.c through a hook the constructor of point 6
+ *     sets (os.c is below every module that arms the key); each of
+ *     those is reached only through entry.c or call.c, which keep this
+ *     file in a static link.
  */
 #include "os.h"
 #include "postcheck.h"
@@ -320,6 +337,28 @@ static void fork_child(void)
 const int orcu__lifecycle_linked = 1;
 
 /* ------------------------------------------------------------------ */
+/* Thread exit (point 8) */
+
+struct exit_step {
+	const char *name;
+	void (*exit)(void);
+};
+
+static const struct exit_step exit_steps[] = {
+	{ "reader record", orcu__registry_thread_exit },
+	{ "orcu_free() batches", orcu__free_thread_exit },
+	{ "posting queues", orcu__postq_thread_exit },
+};
+
+#define NR_EXIT_STEPS (sizeof(exit_steps) / sizeof(exit_steps[0]))
+
+static void thread_exit(void)
+{
+	for (size_t i = 0; i < NR_EXIT_STEPS; i++)
+		exit_steps[i].exit();
+}
+
+/* ------------------------------------------------------------------ */
 /* Unload (point 7) */
 
 static _Atomic int process_exiting, unloading;
@@ -348,6 +387,7 @@ static void at_exit(void)
 __attribute__((constructor)) static void orcu__init_atfork(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	orcu__store_relaxed(&orcu__thread_exit_hook, thread_exit);
 	/* Without the handler an exit could not be told from an unload:
 	 * never drain then (a crash at unload rather than a hung exit). */
 	if (atexit(at_exit) != 0)
@@ -383,7 +423,7 @@ __attribute__((destructor(101))) static void orcu__unload(void)
 {
 	if (!orcu__compat_unload_drain())
 		return;
-	orcu__registry_unload();
+	orcu__thread_exit_unload();
 	orcu__free_unload();
 	orcu__postq_unload();
 	orcu__cpu_unload();
