@@ -363,6 +363,14 @@ static void thread_exit(void)
 
 static _Atomic int process_exiting, unloading;
 
+/* What atexit() does, said outright: the handler belongs to this image
+ * (__dso_handle), so a dlclose() runs it and drops it.  atexit() itself
+ * may be a sanitizer's, which registers it for the process: it then
+ * outlived the unload, and exit() called into the unmapped image. */
+/* The toolchain's names (crtbegin's, the C++ ABI's), not ours: */
+extern void *__dso_handle;                                  /* NOLINT(bugprone-reserved-identifier) */
+int __cxa_atexit(void (*fn)(void *), void *arg, void *dso); /* NOLINT(bugprone-reserved-identifier) */
+
 /* The image this code is in (liborcu.so, or the object that links
  * liborcu.a) is made RTLD_NODELETE: a later dlclose() leaves it mapped. */
 static void pin_image(void)
@@ -375,8 +383,9 @@ static void pin_image(void)
 
 /* exit(), or a dlclose() (its __cxa_finalize() runs this after
  * unload_begins()). */
-static void at_exit(void)
+static void at_exit(void *unused)
 {
+	(void)unused;
 	/* Order: none needed; both are the same thread's, in order. */
 	if (orcu__load_relaxed(&unloading))
 		return;
@@ -390,7 +399,7 @@ __attribute__((constructor)) static void orcu__init_atfork(void)
 	orcu__store_relaxed(&orcu__thread_exit_hook, thread_exit);
 	/* Without the handler an exit could not be told from an unload:
 	 * never drain then (a crash at unload rather than a hung exit). */
-	if (atexit(at_exit) != 0)
+	if (__cxa_atexit(at_exit, NULL, &__dso_handle) != 0)
 		orcu__store_relaxed(&process_exiting, 1);
 }
 
