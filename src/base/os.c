@@ -382,3 +382,56 @@ int orcu__spawn(pthread_t *tid, const char *name, void *(*fn)(void *), void *arg
 		       orcu__load_relaxed(&orcu__g.followers_alive) + 2);
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* Thread exit */
+
+/*
+ * One key says "this thread has orcu state to put back when it ends":
+ * its reader record (registry.c), its posting queues (postq.c), its
+ * orcu_free() batches (free.c).  Each module arms it before it keeps
+ * such state; the destructor runs lifecycle.c's table of exit steps,
+ * which finds what each module has to do from the thread's own records.
+ * Made on first use, not at load: a process that used up its keys
+ * before it needed orcu's is told so by the module that could not
+ * arm it, and each answers the same way: it keeps no per-thread state
+ * (registration fails with -EAGAIN, a post goes to the slot's shared
+ * queue, an object takes orcu_free()'s no-memory path).  A step that
+ * arms it again (an exit step that posts) has the table run again: the
+ * C library calls a destructor again while its key's value is set.
+ */
+void (*_Atomic orcu__thread_exit_hook)(void);
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static bool exit_key_made;
+
+static void thread_exit(void *arg)
+{
+	void (*hook)(void) = orcu__load_relaxed(&orcu__thread_exit_hook);
+
+	(void)arg;
+	if (hook)
+		hook();
+}
+
+static void make_exit_key(void)
+{
+	exit_key_made = pthread_key_create(&exit_key, thread_exit) == 0;
+}
+
+int orcu__thread_exit_arm(void)
+{
+	pthread_once(&exit_key_once, make_exit_key);
+	/* Any non-NULL value. */
+	if (!exit_key_made || pthread_setspecific(exit_key, &orcu__tls) != 0)
+		return -EAGAIN;
+	return 0;
+}
+
+/* The library's image is unloaded (lifecycle.c point 7): a thread that
+ * armed the key must not run thread_exit(), gone with it, when it ends. */
+void orcu__thread_exit_unload(void)
+{
+	if (exit_key_made)
+		pthread_key_delete(exit_key);
+}

@@ -31,10 +31,11 @@
  *   batches posted with orcu_call); lifecycle.c (shutdown, fork); stats.c;
  *   src/compat: compat.c, urcu_flavor.c, then urcu_abi/ (the liburcu
  *   layers).
- * Two calls run upward, the GP engine's hooks: a GP ended
- * (orcu__gp_end_hook, to nocb.c's leaders), and the server rule's turn
+ * Three calls run upward, through hooks: a GP ended
+ * (orcu__gp_end_hook, to nocb.c's leaders), the server rule's turn
  * to serve slots without threads or retry threads (orcu__gp_serve_hook,
- * to serve.c).  Objects are referred to upward
+ * to serve.c), and a thread's exit (orcu__thread_exit_hook, os.c's key,
+ * to lifecycle.c's table of exit steps).  Objects are referred to upward
  * twice: registry.c reads gp.c's gp_seq (stall reports), and
  * entry.c and stats.c hold a link anchor to lifecycle.c, so a static
  * link keeps the fork handlers (lifecycle.h).
@@ -220,5 +221,14 @@ void orcu__futex_wake(void *addr, int n);
 void orcu__stall_handler_set(orcu_stall_handler_t handler, void *arg);
 orcu_stall_handler_t orcu__stall_handler_get(void **arg);
 void orcu__stall_hook_fork_lock(bool lock); /* fork: take / release */
+
+/* Thread exit: one key for every module's per-thread state (os.c).
+ * orcu__thread_exit_arm(): this thread's end runs orcu__thread_exit_hook,
+ * lifecycle.c's table of exit steps; 0, or -EAGAIN when no key can be
+ * had (the caller then keeps no per-thread state).  The hook is set by
+ * lifecycle.c's constructor. */
+ORCU__HIDDEN extern void (*_Atomic orcu__thread_exit_hook)(void);
+int orcu__thread_exit_arm(void);
+void orcu__thread_exit_unload(void); /* lifecycle.c: the image goes */
 
 #endif

@@ -73,6 +73,17 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 	return 0;
 }
 
+/* The library's image is unloaded (lifecycle.c point 7), its threads
+ * joined and its queues freed: the slots and leaders go with it, and
+ * the housekeeping set config.c handed to orcu__g. */
+void orcu__cpu_unload(void)
+{
+	free(orcu__g.slots);
+	free(orcu__g.leaders);
+	free((void *)orcu__g.leader_gp_wait);
+	free(orcu__g.housekeeping);
+}
+
 /* Under orcu__g.lock: threads for every slot that needs them.  Returns
  * the first creation error (the slots concerned are served degraded). */
 int orcu__cpu_start_slots(void)

@@ -10,6 +10,7 @@
 
 /* cpu.c */
 int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *nocbs);
+void orcu__cpu_unload(void); /* lifecycle.c: the image goes */
 void orcu__mark_seen(struct orcu__slot *s);
 int orcu__getcpu_slow(void);
 int orcu__cpu_start_slots(void);

@@ -6,9 +6,10 @@
  * an invoker on another CPU may hold (call.c stores func only when it
  * changed).  One consumer at a time, whoever holds the slot's cb_lock,
  * takes what was published and links the heads.  Owns struct
- * orcu__postq, its segments and their ownership.  Calls only postcheck.c's
- * reports of a double post.  Used by call.c, the poster, and slot.c, the
- * taker.
+ * orcu__postq, its segments and their ownership.  Calls postcheck.c's
+ * reports of a double post and os.c's thread-exit key.  Used by call.c,
+ * the poster, slot.c, the taker, and lifecycle.c at a thread's exit and
+ * at the unload.
  *
  * Why the consumer sees every head once, in posting order.
  *  1. A queue is a chain of segments of ORCU__PSEG_N entries; a segment
@@ -297,30 +298,44 @@ bool orcu__postq_drained(struct orcu__postq *q)
 	return orcu__load_acquire(&q->taken) == orcu__load_relaxed(&q->posted);
 }
 
-/* A thread's queues go back to their slots when the thread exits. */
-static pthread_key_t exit_key;
-static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
-static bool exit_key_ok;
-
-static void thread_exit(void *arg)
+/* This thread's exit step (lifecycle.c's table): its queues go back to
+ * their slots. */
+void orcu__postq_thread_exit(void)
 {
-	(void)arg;
 	orcu__tls.postq = NULL;
 	while (orcu__tls.npostqs > 0)
 		give_up(orcu__tls.postqs[--orcu__tls.npostqs]);
 }
 
-static void make_exit_key(void)
+static void free_segs(struct orcu__pseg *seg)
 {
-	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
+	for (struct orcu__pseg *next; seg; seg = next) {
+		next = orcu__load_relaxed(&seg->next);
+		free(seg);
+	}
 }
 
-/* The library's image is unloaded (lifecycle.c point 7): a thread that
- * posted must not run thread_exit(), gone with it, when it ends. */
+/* The library's image is unloaded (lifecycle.c point 7): the queues go
+ * with it.  The drain took every head, and no thread posts any more: a
+ * queue's segments are the chain from the consumer's on, the spares and
+ * the owner's free ones. */
 void orcu__postq_unload(void)
 {
-	if (exit_key_ok)
-		pthread_key_delete(exit_key);
+	int n = orcu__load_relaxed(&orcu__g.initialized) ? orcu__g.nr_possible : 1;
+
+	for (int i = 0; i < n; i++) {
+		struct orcu__slot *s = orcu__slot_of(i);
+		struct orcu__postq *q = orcu__load_relaxed(&s->st.postqs), *next;
+
+		for (; q; q = next) {
+			next = q->next;
+			free_segs(q->cseg);
+			free_segs(orcu__load_relaxed(&q->spare));
+			free_segs(q->pfree);
+			free(q);
+		}
+		orcu__store_relaxed(&s->st.postqs, NULL);
+	}
 }
 
 /* Point 4: the queue this thread posts to on s, when its current one is
@@ -350,13 +365,9 @@ struct orcu__postq *orcu__postq_switch(struct orcu__slot *s, bool *claimed)
 			t->postq = NULL;
 		give_up(q);
 	}
-	/* Any non-NULL value: the destructor gives back what we own.  Set
-	 * with the first queue; it stays set while we own one. */
-	if (t->npostqs == 0) {
-		pthread_once(&exit_key_once, make_exit_key);
-		if (!exit_key_ok || pthread_setspecific(exit_key, t))
-			return NULL;
-	}
+	/* Our exit gives back what we own: armed with the first queue. */
+	if (t->npostqs == 0 && orcu__thread_exit_arm() != 0)
+		return NULL;
 	q = claim(s);
 	if (!q)
 		return NULL;

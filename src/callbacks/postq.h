@@ -58,7 +58,8 @@ long orcu__postq_take(struct orcu__postq *q, unsigned long upto,
 struct orcu__postq *orcu__postq_switch(struct orcu__slot *s, bool *claimed);
 bool orcu__postq_drained(struct orcu__postq *q);
 void orcu__postq_after_fork(struct orcu__slot *s);
-void orcu__postq_unload(void); /* lifecycle.c: the image goes */
+void orcu__postq_thread_exit(void); /* lifecycle.c: this thread ends */
+void orcu__postq_unload(void);      /* lifecycle.c: the image goes */
 
 /* Owner only: publish h (its func set by the caller).  Returns the new
  * count of heads posted, or 0, having written nothing, when its segment is

@@ -157,8 +157,6 @@ static struct reader_rec registry = { &registry, &registry, NULL, 0, 0, NULL, 0 
 /* Readers registered: written under registry_lock, read without it by a
  * GP that may find nobody to wait for. */
 static _Atomic int nr_readers;
-static pthread_key_t exit_key;
-static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static int membarrier_checked;
 /* membarrier(PRIVATE_EXPEDITED_RSEQ) registered, so a GP may send its
  * barrier to chosen CPUs (point 6), and the CPUs online then; set with
@@ -335,27 +333,15 @@ static void membarrier_readers(void)
 /* ------------------------------------------------------------------ */
 /* Registration */
 
-static void thread_exit(void *arg)
+/* This thread's exit step (lifecycle.c's table): a reader still
+ * registered leaves. */
+void orcu__registry_thread_exit(void)
 {
-	(void)arg;
+	if (!orcu__reader.rec)
+		return;
 	if (orcu__load_relaxed(&orcu__reader.ctr) & ORCU__NEST_MASK)
 		orcu__misuse("thread exit", "a registered thread exited inside a read-side critical section");
 	orcu_unregister_thread();
-}
-
-static bool exit_key_made;
-
-static void make_exit_key(void)
-{
-	exit_key_made = pthread_key_create(&exit_key, thread_exit) == 0;
-}
-
-/* The library's image is unloaded (lifecycle.c point 7): a thread still
- * registered must not run thread_exit(), gone with it, when it ends. */
-void orcu__registry_unload(void)
-{
-	if (exit_key_made)
-		pthread_key_delete(exit_key);
 }
 
 /* orcu_register_thread*() and a first memb read lock (entry.c, which has
@@ -382,10 +368,9 @@ int orcu__register(int kind, const char *call)
 		return -EBUSY;
 	}
 	/* The record lives in the thread's TLS: registering allocates
-	 * nothing, and the record goes when the thread does (thread_exit()
+	 * nothing, and the record goes when the thread does (its exit step
 	 * unlinks it first): without the key, it would outlive the thread. */
-	pthread_once(&exit_key_once, make_exit_key);
-	if (!exit_key_made || pthread_setspecific(exit_key, rec) != 0) {
+	if (orcu__thread_exit_arm() != 0) {
 		orcu__warn("%s: no thread-specific data key for orcu (PTHREAD_KEYS_MAX "
 			   "reached, or out of memory); not registered",
 			   call);
@@ -453,7 +438,6 @@ void orcu_unregister_thread(void)
 	/* A GP may sleep on us: we are gone (the waiter re-scans under
 	 * registry_lock, which we just released). */
 	orcu__reader_wake_gp();
-	pthread_setspecific(exit_key, NULL);
 }
 
 static struct orcu__event gp_wait_event; /* the GP owner sleeps on it (wait_phase()) */

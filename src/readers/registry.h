@@ -13,7 +13,7 @@ void orcu__registry_unlock(void);
 /* Wait until no reader holds the GP that gp.c is running (called by gp.c). */
 void orcu__registry_wait_readers(bool expedited, uint64_t gp_start_ns);
 void orcu__registry_after_fork_child(void);
-void orcu__registry_unload(void); /* lifecycle.c: the image goes */
+void orcu__registry_thread_exit(void); /* lifecycle.c: this thread ends */
 bool orcu__registry_has_readers(void);
 bool orcu__registry_swap_if_none(_Atomic unsigned long *seq, unsigned long cur,
 				 unsigned long next);

@@ -261,9 +261,6 @@ struct free_rec {
 };
 static pthread_mutex_t recs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct free_rec *recs;
-static pthread_key_t rec_key;
-static pthread_once_t rec_key_once = PTHREAD_ONCE_INIT;
-static bool rec_key_made;
 static __thread struct free_rec *own_rec __attribute__((tls_model("initial-exec")));
 
 static void unlink_rec_locked(struct free_rec *r)
@@ -339,9 +336,8 @@ static void ring_reap(struct free_rec *r, bool hot);
 /* Thread exit: post this thread's open batches (as owner: no flusher runs
  * while we hold recs_lock) and leave its ring's to their callbacks; the
  * record goes with it unless its tick is pending, which then frees it. */
-static void rec_exit(void *arg)
+static void rec_exit(struct free_rec *r)
 {
-	struct free_rec *r = arg;
 	bool armed;
 
 	ring_reap(r, false); /* an exit is no retire: free() alone (point 6) */
@@ -364,33 +360,35 @@ static void rec_exit(void *arg)
 		free(r);
 }
 
-/* Without a key (PTHREAD_KEYS_MAX reached, or no memory) no thread gets
- * a record, and its objects take the no-memory path (point 4). */
-static void make_key(void)
+/* This thread's exit step (lifecycle.c's table). */
+void orcu__free_thread_exit(void)
 {
-	rec_key_made = pthread_key_create(&rec_key, rec_exit) == 0;
+	if (own_rec)
+		rec_exit(own_rec);
 }
 
-/* The library's image is unloaded (lifecycle.c point 7): a thread that
- * called orcu_free() or orcu_retire() must not run rec_exit(), gone with
- * it, when it ends.  The unload's drain posted its open batches. */
+/* The library's image is unloaded (lifecycle.c point 7): the records go
+ * with it.  The unload's drain posted and ran every batch and tick: each
+ * record ends as at its thread's exit, its ring's pages and its own
+ * freed. */
 void orcu__free_unload(void)
 {
-	if (rec_key_made)
-		pthread_key_delete(rec_key);
+	struct free_rec *r, *next;
+
+	for (r = recs; r; r = next) {
+		next = r->next;
+		rec_exit(r);
+	}
 }
 
 static struct free_rec *rec_new(void)
 {
 	struct free_rec *r;
 
-	pthread_once(&rec_key_once, make_key);
-	if (!rec_key_made || !(r = calloc(1, sizeof(*r))))
+	/* Without the key (os.c) no thread gets a record, and its objects
+	 * take the no-memory path (point 4). */
+	if (orcu__thread_exit_arm() != 0 || !(r = calloc(1, sizeof(*r))))
 		return NULL;
-	if (pthread_setspecific(rec_key, r) != 0) {
-		free(r);
-		return NULL;
-	}
 	pthread_mutex_lock(&recs_lock);
 	r->next = recs;
 	recs = r;

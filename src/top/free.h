@@ -17,6 +17,7 @@ int orcu__free_wait_deleters(int64_t deadline_ns);
 void orcu__free_fork_prepare(void);
 void orcu__free_fork_parent(void);
 void orcu__free_fork_child(void);
-void orcu__free_unload(void); /* lifecycle.c: the image goes */
+void orcu__free_thread_exit(void); /* lifecycle.c: this thread ends */
+void orcu__free_unload(void);      /* lifecycle.c: the image goes */
 
 #endif

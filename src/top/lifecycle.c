@@ -1,11 +1,13 @@
 /*
  * lifecycle.c - the end of the library's lifetime and its copies:
- * orcu_shutdown() and fork.  The top of the engine.  Calls serve.c to
- * have it running and to serve what is left, entry.c to start and to
- * bring a qsbr caller back online, then the stop and after-fork entry
- * points of gp.c, nocb.c, slot.c, registry.c, barrier.c, free.c and
- * postcheck.c, the unload entry point of postq.c, and os.c.  Nothing
- * calls it but the liburcu shim's unload (point 7).
+ * orcu_shutdown(), fork, a thread's exit and the unload.  The top of
+ * the engine.  Calls serve.c to have it running and to serve what is
+ * left, entry.c to start and to bring a qsbr caller back online, then
+ * the stop and after-fork entry points of gp.c, nocb.c, slot.c,
+ * registry.c, barrier.c, free.c and postcheck.c, the exit steps of
+ * registry.c, free.c and postq.c, the unload entry points of postq.c
+ * and cpu.c, and os.c.  Nothing calls it but the liburcu shim's unload
+ * (point 7) and os.c's thread-exit key (point 8).
  *
  * fork, in one place: the table fork_steps, one row per lock taken or
  * state repaired, {name, prepare, parent, child}; the atfork handlers
@@ -89,20 +91,56 @@
  *     an object that links liborcu.a, or the liburcu shim with it), no
  *     thread may still run its code: its destructor shuts orcu down as
  *     orcu_shutdown() does (every pending callback runs, its code still
- *     mapped, then every library thread is joined), and deletes the
- *     keys whose destructors would run the library's code when a thread
- *     that registered or posted ends.  Not at exit(): there the image
+ *     mapped, then every library thread is joined), deletes the keys
+ *     whose destructors would run the library's code when a thread that
+ *     registered or posted ends, and frees what orcu allocated (free.c's
+ *     records and their pages, the posting queues, the slots): nothing
+ *     else can reach it once the image is gone, and a host that loads
+ *     and unloads orcu many times would keep it each time.  Not at exit(): there the image
  *     stays mapped until the process ends, callbacks may need what the
  *     program has already torn down, and a thread still inside orcu
- *     could hold the drain for ever.  exit() runs the atexit handlers
- *     before any ELF destructor, and dlclose() runs an image's
- *     destructors before its atexit handlers: the handler registered
- *     with the fork handlers tells the two apart.  The shim's libraries
+ *     could hold the drain for ever.  The atexit handler registered with
+ *     the fork handlers tells the two apart, and keeps the promise that
+ *     the image stays: exit() runs it before any ELF destructor, and it
+ *     makes the image RTLD_NODELETE, so a dlclose() made by a later
+ *     atexit handler (a host's "unload the plugins", registered before
+ *     it dlopen()ed orcu, runs after ours) neither unmaps it nor runs its
+ *     destructors, which run at the end of exit() and find
+ *     process_exiting set.  dlclose() runs an image's destructors before
+ *     its atexit handlers: the destructor marks the unload first, and
+ *     the handler, run then, does nothing.  An atexit handler registered
+ *     after ours (so run before it) that closes the image unloads it
+ *     fully, drain included.  The drain runs last of the image's
+ *     destructors (priority 101, the first a program may use: the
+ *     linker puts prioritised destructors before the plain ones and
+ *     the one that runs __cxa_finalize(), and they run backwards): a
+ *     plugin that links liborcu.a cleans up in its own destructors or a
+ *     C++ global's (orcu_barrier(), orcu_free(), rcu_retire()), and orcu
+ *     must still run, not start threads again after it stopped them.
+ *     Only a destructor of the same priority 101 may come after it (in
+ *     link order).  With liborcu.so the order is the loader's: a
+ *     plugin's destructors run before those of the libraries it needs.
+ *     The shim's libraries
  *     need liborcu, so their destructors run first: theirs asks
  *     orcu__compat_unload_drain() for the same drain, at the same times,
  *     before it joins the shim's own threads.  A thread running
  *     inside orcu while its image is unloaded is the program's error,
  *     as for any library.
+ *  8. Thread exit, in one place: the table exit_steps, one row per
+ *     module that keeps state for a thread, run top down by the
+ *     destructor of os.c's one key, which a module arms before it keeps
+ *     such state (os.c says what each does without a key).  Each step
+ *     finds its work in the thread's own records and does nothing when
+ *     there is none.  Order: the reader leaves first (a thread that
+ *     ends inside a read-side section is caught before anything runs
+ *     for it); then free.c posts the open batches and lets go of its
+ *     ring (a deleter run there may post, or read-lock and so register
+ *     again); then postq.c gives back the queues those posts used.  A
+ *     step that arms the key again has the table run again.  The
+ *     table reaches os.c through a hook the constructor of point 6
+ *     sets (os.c is below every module that arms the key); each of
+ *     those is reached only through entry.c or call.c, which keep this
+ *     file in a static link.
  */
 #include "os.h"
 #include "postcheck.h"
@@ -110,6 +148,7 @@
 #include "registry.h"
 #include "sanitize.h"
 #include "nocb.h"
+#include "cpu.h"
 #include "postq.h"
 #include "serve.h"
 #include "slot.h"
@@ -118,7 +157,9 @@
 #include "free.h"
 #include "lifecycle.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
 
 /* The shim's unload (urcu_abi/common.c) shares point 7's. */
 ORCU_API bool orcu__compat_unload_drain(void);
@@ -296,23 +337,70 @@ static void fork_child(void)
 const int orcu__lifecycle_linked = 1;
 
 /* ------------------------------------------------------------------ */
+/* Thread exit (point 8) */
+
+struct exit_step {
+	const char *name;
+	void (*exit)(void);
+};
+
+static const struct exit_step exit_steps[] = {
+	{ "reader record", orcu__registry_thread_exit },
+	{ "orcu_free() batches", orcu__free_thread_exit },
+	{ "posting queues", orcu__postq_thread_exit },
+};
+
+#define NR_EXIT_STEPS (sizeof(exit_steps) / sizeof(exit_steps[0]))
+
+static void thread_exit(void)
+{
+	for (size_t i = 0; i < NR_EXIT_STEPS; i++)
+		exit_steps[i].exit();
+}
+
+/* ------------------------------------------------------------------ */
 /* Unload (point 7) */
 
-static _Atomic int process_exiting;
+static _Atomic int process_exiting, unloading;
 
-static void mark_process_exiting(void)
+/* What atexit() does, said outright: the handler belongs to this image
+ * (__dso_handle), so a dlclose() runs it and drops it.  atexit() itself
+ * may be a sanitizer's, which registers it for the process: it then
+ * outlived the unload, and exit() called into the unmapped image. */
+/* The toolchain's names (crtbegin's, the C++ ABI's), not ours: */
+extern void *__dso_handle;                                  /* NOLINT(bugprone-reserved-identifier) */
+int __cxa_atexit(void (*fn)(void *), void *arg, void *dso); /* NOLINT(bugprone-reserved-identifier) */
+
+/* The image this code is in (liborcu.so, or the object that links
+ * liborcu.a) is made RTLD_NODELETE: a later dlclose() leaves it mapped. */
+static void pin_image(void)
 {
-	/* Order: none needed; read by the same thread's destructor. */
+	Dl_info self;
+
+	if (dladdr((void *)(uintptr_t)pin_image, &self) && self.dli_fname)
+		(void)dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+/* exit(), or a dlclose() (its __cxa_finalize() runs this after
+ * unload_begins()). */
+static void at_exit(void *unused)
+{
+	(void)unused;
+	/* Order: none needed; both are the same thread's, in order. */
+	if (orcu__load_relaxed(&unloading))
+		return;
 	orcu__store_relaxed(&process_exiting, 1);
+	pin_image();
 }
 
 __attribute__((constructor)) static void orcu__init_atfork(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	orcu__store_relaxed(&orcu__thread_exit_hook, thread_exit);
 	/* Without the handler an exit could not be told from an unload:
 	 * never drain then (a crash at unload rather than a hung exit). */
-	if (atexit(mark_process_exiting) != 0)
-		mark_process_exiting();
+	if (__cxa_atexit(at_exit, NULL, &__dso_handle) != 0)
+		orcu__store_relaxed(&process_exiting, 1);
 }
 
 /* At an unload, not at exit: every pending callback has run and every
@@ -331,11 +419,21 @@ bool orcu__compat_unload_drain(void)
 	return true;
 }
 
-__attribute__((destructor)) static void orcu__unload(void)
+/* A plain destructor: it runs before the image's atexit handlers
+ * (point 7). */
+__attribute__((destructor)) static void unload_begins(void)
+{
+	orcu__store_relaxed(&unloading, 1);
+}
+
+/* Its last: after every other destructor of the image, a C++ global's
+ * included, any of which may still use orcu (point 7). */
+__attribute__((destructor(101))) static void orcu__unload(void)
 {
 	if (!orcu__compat_unload_drain())
 		return;
-	orcu__registry_unload();
-	orcu__postq_unload();
+	orcu__thread_exit_unload();
 	orcu__free_unload();
+	orcu__postq_unload();
+	orcu__cpu_unload();
 }

@@ -2,7 +2,9 @@
  * plugin.c - the shared object of test_module_unload (DESIGN 5.6): it posts
  * callbacks whose function and bookkeeping live in this object's own code
  * and data.  After dlclose() that code is gone, so a callback invoked late
- * jumps into unmapped memory and the test crashes.
+ * jumps into unmapped memory and the test crashes.  Built twice:
+ * resolving orcu_* from the executable, and linked to liborcu.so for
+ * test_unload_in_exit.
  */
 #include <orcu.h>
 
