@@ -74,13 +74,14 @@ int orcu__cpu_setup(int nr_possible, const uint64_t *online, const uint64_t *noc
 }
 
 /* The library's image is unloaded (lifecycle.c point 7), its threads
- * joined and its queues freed: the slots and leaders go with it, and
- * the housekeeping set config.c handed to orcu__g. */
+ * joined and its queues freed: the slots, leaders and their bitmaps go
+ * with it, and the housekeeping set config.c handed to orcu__g. */
 void orcu__cpu_unload(void)
 {
 	free(orcu__g.slots);
 	free(orcu__g.leaders);
 	free((void *)orcu__g.leader_gp_wait);
+	free((void *)orcu__g.inplace_work);
 	free(orcu__g.housekeeping);
 }
 
