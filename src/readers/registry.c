@@ -160,8 +160,10 @@ static _Atomic int nr_readers;
 static int membarrier_checked;
 /* membarrier(PRIVATE_EXPEDITED_RSEQ) registered, so a GP may send its
  * barrier to chosen CPUs (point 6), and the CPUs online then; set with
- * orcu__has_membarrier, read by GPs. */
-static int membarrier_targeted, cpus_online;
+ * orcu__has_membarrier, read by GPs.  Atomic: a start after
+ * orcu_shutdown() stores them again (the same values) while the
+ * shutdown's own GP may read them. */
+static _Atomic int membarrier_targeted, cpus_online;
 /* This thread's record, linked while it is registered. */
 static __thread struct reader_rec own_rec;
 /* ThreadSanitizer (sanitize.h): a thread that unregisters releases it,
@@ -199,10 +201,12 @@ void orcu__membarrier_init(void)
 		have = mask >= 0 && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
 		       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 		/* Point 6; without it every barrier is the broadcast. */
-		membarrier_targeted =
+		orcu__store_relaxed(
+			&membarrier_targeted,
 			have && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) &&
-			syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0) == 0;
-		cpus_online = get_nprocs();
+				syscall(SYS_membarrier,
+					MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0) == 0);
+		orcu__store_relaxed(&cpus_online, get_nprocs());
 	}
 	if (!have && !membarrier_checked)
 		orcu__warn("%s", why);
@@ -263,7 +267,7 @@ static int memb_cpus(cpu_set_t *cpus)
 		if (rec->r->kind != ORCU__KIND_MEMB ||
 		    orcu__load_acquire(&rec->r->ctr) == MEMB_PARKED)
 			continue;
-		if (!membarrier_targeted || !rec->cpu_id || ++readers > TARGET_READERS)
+		if (!orcu__load_relaxed(&membarrier_targeted) || !rec->cpu_id || ++readers > TARGET_READERS)
 			return BARRIER_ALL;
 		/* Cost only (the broadcast needs no mask): a reader last
 		 * seen free to run on too many CPUs is not asked again for
@@ -282,7 +286,7 @@ static int memb_cpus(cpu_set_t *cpus)
 		CPU_OR(cpus, cpus, &mask);
 		CPU_SET(cpu, cpus);
 		n = CPU_COUNT(cpus);
-		if (n > TARGET_CPUS || n >= cpus_online) {
+		if (n > TARGET_CPUS || n >= orcu__load_relaxed(&cpus_online)) {
 			rec->wide_skip = WIDE_SKIP;
 			return BARRIER_ALL;
 		}

@@ -156,7 +156,7 @@ struct batch {
 	struct orcu_head head; /* the batch's one callback (point 1) */
 	unsigned n, cap;       /* owner writes; the callback reads */
 	unsigned kind;         /* BATCH_FREE: e[i] = p; else pairs e[2i], e[2i+1] */
-	_Atomic bool claimed;  /* the poster's and the callback's exchange */
+	_Atomic int claimed;   /* the poster's and the callback's exchange */
 	_Atomic int refs;      /* 2 while the poster's ring holds it, else 1 */
 	union entry e[];
 };

@@ -35,7 +35,7 @@ static void cb(struct orcu_head *h)
 
 static int round_child(const char *lazy_max)
 {
-	unsigned long x = 88172645463325252ul; /* xorshift: the same pattern each run */
+	uint64_t x = 88172645463325252ull; /* xorshift: the same pattern each run */
 	int lazy = 0, n_lazy = 0;
 
 	setenv("ORCU_CPUS", "possible=2,online=0-1", 1);
