@@ -75,6 +75,13 @@ cross_one() {
 		summary="not run: $t-gcc or ${emu%%;*} missing (apt-get install gcc-$t qemu-user)"
 		return 1
 	fi
+	# A kernel built without IA32 emulation runs no 32-bit x86 program
+	# ("Exec format error"); qemu-i386 timed out in the futex tests
+	# there, so i686 is not run on such a machine, and says so.
+	if [ "$arch" = i686 ] && ! "${emu%%;*}" --version >/dev/null 2>&1; then
+		summary="not run: this kernel runs no 32-bit x86 program (no IA32 emulation)"
+		return 0
+	fi
 	b=$root/build-cross-$arch
 	log=$b/cross-test.log
 	mkdir -p "$b"
